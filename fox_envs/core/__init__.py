@@ -1,0 +1,1 @@
+"""The shared rules core, generic AEC env, Gymnasium view and registry."""

@@ -1,0 +1,188 @@
+"""The one generic PettingZoo AEC environment over any rules-core ``Game`` (SPEC 1.2).
+
+``FoxEnv`` is the raw env (an illegal action raises ``IllegalActionError``); ``wrap`` gives the
+public ``env()``: an illegal or malformed action ends the game with -1 for the offender, and the
+usual order enforcement. Chance nodes are resolved here with the env's seeded ``np_random``.
+"""
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+from fox_envs.core.errors import IllegalActionError, InvalidParameterError
+from fox_envs.core.game import Game, State, resolve_chance
+from fox_envs.core.registry import make_game
+
+RENDER_MODES = ["ansi", "human", "rgb_array"]
+
+
+class FoxEnv(AECEnv):
+    """PettingZoo AEC env for the game named by the subclass's ``game_id``."""
+
+    game_id: ClassVar[str] = ""
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": RENDER_MODES, "name": "fox_env", "is_parallelizable": False, "render_fps": 2,
+    }
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls.metadata = {**FoxEnv.metadata, "name": cls.game_id}
+
+    def __init__(self, render_mode: str | None = None, max_moves: int | None = None, **params: Any) -> None:
+        super().__init__()
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise InvalidParameterError(
+                f"{self.game_id}: bad render_mode {render_mode!r}; allowed: None, {', '.join(RENDER_MODES)}"
+            )
+        self.game: Game = make_game(self.game_id, **params)
+        if max_moves is None:
+            max_moves = self.game.max_moves_default
+        if isinstance(max_moves, bool) or not isinstance(max_moves, (int, np.integer)) or max_moves < 1:
+            raise InvalidParameterError(
+                f"{self.game_id}: bad value {max_moves!r} for parameter 'max_moves'; allowed: an integer >= 1"
+            )
+        self.max_moves = int(max_moves)
+        self.render_mode = render_mode
+        n = self.game.num_players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
+        self.observation_spaces = {
+            agent: spaces.Dict({
+                "observation": spaces.Box(0.0, 1.0, self.game.observation_shape, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (self.game.num_actions,), dtype=np.int8),
+            })
+            for agent in self.possible_agents
+        }
+        self.action_spaces = {agent: spaces.Discrete(self.game.num_actions) for agent in self.possible_agents}
+        self.np_random, self.np_random_seed = seeding.np_random(None)
+        self.game_state: State = self.game.new_initial_state()
+        self.moves = 0
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ----- episode -------------------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None:
+            self.np_random, self.np_random_seed = seeding.np_random(seed)
+        self.game_state = self.game.new_initial_state()
+        resolve_chance(self.game_state, self.np_random)
+        self.moves = 0
+        self.agents = self.possible_agents[:]
+        self.rewards = {agent: 0.0 for agent in self.agents}
+        self._cumulative_rewards = {agent: 0.0 for agent in self.agents}
+        self.terminations = {agent: False for agent in self.agents}
+        self.truncations = {agent: False for agent in self.agents}
+        self.infos = {agent: {} for agent in self.agents}
+        self._select_after_move(self.possible_agents[0])
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._seat[agent]
+        state = self.game_state
+        if agent == self.agent_selection and state.current_player() == seat:
+            mask = state.legal_actions_mask()
+        else:
+            mask = np.zeros(self.game.num_actions, dtype=np.int8)
+        return {"observation": state.observation_tensor(seat), "action_mask": mask}
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        state = self.game_state
+        state.apply_action(action)  # raises IllegalActionError and changes nothing
+        self.moves += 1
+        self._cumulative_rewards[agent] = 0.0
+        resolve_chance(state, self.np_random)
+        if state.is_terminal():
+            returns = state.returns()
+            for i, name in enumerate(self.possible_agents):
+                self.rewards[name] = float(returns[i])
+                self.terminations[name] = True
+            self._accumulate_rewards()
+        elif self.moves >= self.max_moves:
+            for name in self.agents:
+                self.truncations[name] = True
+        self._select_after_move(agent)
+        if self.render_mode == "human":
+            self.render()
+
+    def _select_after_move(self, mover: str) -> None:
+        """The player to move, or after the end the next agent in seat order (to step out)."""
+        player = self.game_state.current_player()
+        if player >= 0 and not self.truncations[mover]:
+            self.agent_selection = self.possible_agents[player]
+        else:
+            seat = self._seat[mover]
+            self.agent_selection = self.possible_agents[(seat + 1) % len(self.possible_agents)]
+
+    def end_with_illegal_action(self, error: IllegalActionError) -> None:
+        """End the game: -1 for the agent to move, 0 for the others (the wrapped ``env()``)."""
+        offender = self.agent_selection
+        self._cumulative_rewards[offender] = 0.0
+        for name in self.agents:
+            self.rewards[name] = -1.0 if name == offender else 0.0
+            self.terminations[name] = True
+            self.infos[name] = {"illegal_action": name == offender, "illegal_action_by": offender,
+                                "error": str(error)}
+        self._accumulate_rewards()
+
+    # ----- rendering -----------------------------------------------------------------------
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode= to env().")
+            return None
+        if self.render_mode == "rgb_array":
+            return self.game_state.render_rgb()
+        text = self.game_state.render_text()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+class IllegalActionWrapper(OrderEnforcingWrapper):
+    """Order enforcement plus PettingZoo-classic illegal-move handling in one thin layer:
+    an illegal, out-of-range or malformed action ends the game with -1 for the offender."""
+
+    def step(self, action: Any) -> None:
+        if not self._has_reset or not self.env.agents:
+            super().step(action)  # PettingZoo's own error / warning
+            return
+        self._has_updated = True
+        raw: FoxEnv = self.env.unwrapped  # type: ignore[assignment]
+        agent = raw.agent_selection
+        if raw.terminations[agent] or raw.truncations[agent]:
+            raw._was_dead_step(action)
+            return
+        try:
+            raw.step(action)
+        except IllegalActionError as error:
+            raw.end_with_illegal_action(error)
+
+    def __reduce__(self):
+        return (_rewrap, (self.env, self._has_reset))
+
+
+def _rewrap(env: FoxEnv, has_reset: bool) -> IllegalActionWrapper:
+    wrapped = IllegalActionWrapper(env)
+    wrapped._has_reset = has_reset
+    return wrapped
+
+
+def wrap(env: FoxEnv) -> IllegalActionWrapper:
+    return IllegalActionWrapper(env)

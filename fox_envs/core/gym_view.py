@@ -1,0 +1,127 @@
+"""Single-agent Gymnasium view of any fox_envs game (SPEC 1.2).
+
+The learner plays ``seat``; every other seat is played by ``opponent`` (a baseline name such as
+``"random"`` / ``"heuristic"``, a ``module:callable`` path, an agent object, or a list with one
+of those per other seat). Observations are the Box part of the AEC observation; the legal-action
+mask is in ``info["action_mask"]`` and ``action_masks()`` (the sb3-contrib MaskablePPO
+convention). Chance nodes are resolved with the env's seeded ``np_random``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from fox_envs.core.errors import IllegalActionError, InvalidParameterError
+from fox_envs.core.game import State, action_as_int, resolve_chance
+from fox_envs.core.registry import make_game
+
+ILLEGAL_MODES = ("end", "raise")
+
+
+class FoxGymEnv(gymnasium.Env):
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
+
+    def __init__(self, env_id: str, opponent: Any = "random", seat: int = 0, illegal_action: str = "end",
+                 render_mode: str | None = None, max_moves: int | None = None, **params: Any) -> None:
+        from fox_envs.agents.registry import make_agent
+
+        self.env_id = env_id
+        self.game = make_game(env_id, **params)
+        n = self.game.num_players
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
+            raise InvalidParameterError(f"{env_id}: bad seat {seat!r}; allowed: 0..{n - 1}")
+        if illegal_action not in ILLEGAL_MODES:
+            raise InvalidParameterError(f"{env_id}: bad illegal_action {illegal_action!r}; allowed: 'end', 'raise'")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise InvalidParameterError(f"{env_id}: bad render_mode {render_mode!r}; allowed: None, ansi, human, rgb_array")
+        if max_moves is None:
+            max_moves = self.game.max_moves_default
+        if isinstance(max_moves, bool) or not isinstance(max_moves, (int, np.integer)) or max_moves < 1:
+            raise InvalidParameterError(f"{env_id}: bad max_moves {max_moves!r}; allowed: an integer >= 1")
+        self.seat = int(seat)
+        self.max_moves = int(max_moves)
+        self.illegal_action = illegal_action
+        self.render_mode = render_mode
+        others = [s for s in range(n) if s != self.seat]
+        specs = list(opponent) if isinstance(opponent, (list, tuple)) else [opponent] * len(others)
+        if len(specs) != len(others):
+            raise InvalidParameterError(f"{env_id}: {len(specs)} opponents given for {len(others)} other seats")
+        self.opponents = {s: make_agent(spec, env_id) for s, spec in zip(others, specs)}
+        self.observation_space = spaces.Box(0.0, 1.0, self.game.observation_shape, dtype=np.float32)
+        self.action_space = spaces.Discrete(self.game.num_actions)
+        self.state: State = self.game.new_initial_state()
+        self.moves = 0
+        self._done = True
+
+    # ----- episode -------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        for agent in self.opponents.values():
+            reset_fn = getattr(agent, "reset", None)
+            if callable(reset_fn):
+                reset_fn(int(self.np_random.integers(2**31)))
+        self.state = self.game.new_initial_state()
+        self.moves = 0
+        self._done = False
+        self._advance()
+        return self._observation(), self._info()
+
+    def step(self, action: Any):
+        if self._done:
+            raise gymnasium.error.ResetNeeded("the episode is over: call reset() before step()")
+        state = self.state
+        value = action_as_int(action)
+        if value is None or not state.is_legal(value):
+            if self.illegal_action == "raise":
+                state.apply_action(action)  # raises with the full message
+            self._done = True
+            info = self._info()
+            info["illegal_action"] = True
+            return self._observation(), -1.0, True, False, info
+        state.apply_action(value)
+        self.moves += 1
+        self._advance()
+        terminated = state.is_terminal()
+        truncated = not terminated and self.moves >= self.max_moves
+        self._done = terminated or truncated
+        reward = float(state.returns()[self.seat]) if terminated else 0.0
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), reward, terminated, truncated, self._info()
+
+    def _advance(self) -> None:
+        """Resolve chance and let the other seats play until the learner is to move."""
+        state = self.state
+        while True:
+            resolve_chance(state, self.np_random)
+            player = state.current_player()
+            if player < 0 or player == self.seat or self.moves >= self.max_moves:
+                return
+            state.apply_action(self.opponents[player].act(state, player))
+            self.moves += 1
+
+    def _observation(self) -> np.ndarray:
+        return self.state.observation_tensor(self.seat)
+
+    def _info(self) -> dict[str, Any]:
+        return {"action_mask": self.action_masks().astype(np.int8)}
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean mask of the learner's legal actions (all False when it is not to move)."""
+        if self.state.current_player() != self.seat:
+            return np.zeros(self.game.num_actions, dtype=bool)
+        return self.state.legal_actions_mask().astype(bool)
+
+    def render(self):
+        if self.render_mode == "rgb_array":
+            return self.state.render_rgb()
+        if self.render_mode in ("ansi", "human"):
+            text = self.state.render_text(self.seat)
+            if self.render_mode == "human":
+                print(text)
+                return None
+            return text
+        return None

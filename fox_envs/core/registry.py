@@ -1,0 +1,114 @@
+"""Env ids -> rules modules, heuristic agents and Gymnasium ids; loading saved states.
+
+Adding a game means writing its rules module and adding one ``GameEntry`` to ``GAMES``.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from fox_envs.core.errors import IllegalActionError, InvalidParameterError, InvalidStateError
+from fox_envs.core.game import Game, State
+
+
+@dataclass(frozen=True)
+class GameEntry:
+    env_id: str
+    game_class: str  # "module:Class" of the rules-core Game
+    gym_id: str  # Gymnasium id without namespace, e.g. "XCeterO-v0"
+    heuristic: str  # "module:Class" of the heuristic agent
+
+
+GAMES: dict[str, GameEntry] = {
+    entry.env_id: entry
+    for entry in [
+        GameEntry("xceter_o_v0", "fox_envs.games.xceter_o:XCeterOGame", "XCeterO-v0",
+                  "fox_envs.agents.xceter_o:XCeterOHeuristic"),
+    ]
+}
+
+ENV_IDS: tuple[str, ...] = tuple(GAMES)
+
+
+def load_object(path: str) -> Any:
+    """Import ``"package.module:attribute"``."""
+    module_name, _, attribute = path.partition(":")
+    return getattr(importlib.import_module(module_name), attribute)
+
+
+def entry(env_id: str) -> GameEntry:
+    try:
+        return GAMES[env_id]
+    except (KeyError, TypeError):
+        raise InvalidParameterError(
+            f"unknown env id {env_id!r}; known ids: {', '.join(ENV_IDS)}"
+        ) from None
+
+
+def game_class(env_id: str) -> type[Game]:
+    return load_object(entry(env_id).game_class)
+
+
+def make_game(env_id: str, **params: Any) -> Game:
+    """The rules-core ``Game`` for ``env_id`` with keyword ``params``."""
+    return game_class(env_id)(**params)
+
+
+def env_module(env_id: str):
+    return importlib.import_module(f"fox_envs.{env_id}")
+
+
+def make(env_id: str, **params: Any):
+    """The wrapped PettingZoo AEC env, same as ``fox_envs.<env_id>.env(**params)``."""
+    entry(env_id)
+    return env_module(env_id).env(**params)
+
+
+def state_from_json(text: str) -> State:
+    """Rebuild a state saved with ``State.to_json`` by replaying its history."""
+    try:
+        data = json.loads(text)
+    except (TypeError, ValueError) as error:
+        raise InvalidStateError(f"saved state is not valid JSON: {error}") from None
+    if not isinstance(data, dict):
+        raise InvalidStateError("saved state must be a JSON object with keys game, params, history")
+    missing = [key for key in ("game", "params", "history") if key not in data]
+    if missing:
+        raise InvalidStateError(f"saved state lacks key(s) {', '.join(missing)}; expected game, params, history")
+    if data["game"] not in GAMES:
+        raise InvalidStateError(f"saved state names unknown game {data['game']!r}; known: {', '.join(ENV_IDS)}")
+    if not isinstance(data["params"], dict):
+        raise InvalidStateError("saved state 'params' must be an object")
+    if not isinstance(data["history"], list):
+        raise InvalidStateError("saved state 'history' must be a list of integers")
+    try:
+        game = make_game(data["game"], **data["params"])
+    except InvalidParameterError as error:
+        raise InvalidStateError(f"saved state has bad params: {error}") from None
+    state = game.new_initial_state()
+    for index, action in enumerate(data["history"]):
+        try:
+            state.apply_action(action)
+        except IllegalActionError as error:
+            raise InvalidStateError(f"saved history is illegal at index {index}: {error}") from None
+    return state
+
+
+def register_everywhere() -> None:
+    """Register every id with PettingZoo's AEC registry and Gymnasium."""
+    import gymnasium
+    import pettingzoo
+
+    for env_id, game_entry in GAMES.items():
+        pz_id = "fox_envs/" + env_id.replace("_v", "-v")
+        if hasattr(pettingzoo, "register"):
+            from pettingzoo.env_registry.registration import aec_registry
+
+            if pz_id not in aec_registry:
+                pettingzoo.register("aec", pz_id, entry_point=f"fox_envs.{env_id}:env")
+        gym_id = "fox_envs/" + game_entry.gym_id
+        if gym_id not in gymnasium.registry:
+            gymnasium.register(gym_id, entry_point="fox_envs.core.gym_view:FoxGymEnv",
+                               kwargs={"env_id": env_id})

@@ -1,0 +1,1 @@
+"""One rules module per game; none of them knows PettingZoo."""
