@@ -35,6 +35,7 @@ class Game:
     PARAMS: ClassVar[Mapping[str, Param]] = {}
     max_moves_default: ClassVar[int] = 1000
     zero_sum: ClassVar[bool] = True
+    perfect_information: ClassVar[bool] = True
     num_players: int
     num_actions: int
     observation_shape: tuple[int, ...]
@@ -124,6 +125,13 @@ class State:
         """The text board; hidden-information games show only what ``viewer`` may know
         (``None``: everything)."""
         return str(self)
+
+    def sample_determinisation(self, player: int, rng: np.random.Generator) -> "State":
+        """A full state consistent with everything ``player`` knows, with the hidden facts
+        drawn at random (for search agents). Perfect-information games return a clone."""
+        if not self.game.perfect_information:
+            raise NotImplementedError(f"{self.game.name} must implement sample_determinisation")
+        return self.clone()
 
     def _full_key(self) -> Any:
         """Every fact that defines the position (for equality checks)."""

@@ -19,13 +19,22 @@ class GameEntry:
     game_class: str  # "module:Class" of the rules-core Game
     gym_id: str  # Gymnasium id without namespace, e.g. "XCeterO-v0"
     heuristic: str  # "module:Class" of the heuristic agent
+    variants: tuple[dict, ...] = ({},)  # param sets the conformance suite runs on
 
 
 GAMES: dict[str, GameEntry] = {
     entry.env_id: entry
     for entry in [
         GameEntry("xceter_o_v0", "fox_envs.games.xceter_o:XCeterOGame", "XCeterO-v0",
-                  "fox_envs.agents.xceter_o:XCeterOHeuristic"),
+                  "fox_envs.agents.xceter_o:XCeterOHeuristic", ({}, {"ordered_rows": True})),
+        GameEntry("outwit_v0", "fox_envs.games.outwit:OutwitGame", "Outwit-v0",
+                  "fox_envs.agents.outwit:OutwitHeuristic", ({},)),
+        GameEntry("outfox_v0", "fox_envs.games.outfox:OutfoxGame", "Outfox-v0",
+                  "fox_envs.agents.outfox:OutfoxHeuristic", ({}, {"num_players": 3})),
+        GameEntry("bye_bye_mr_fox_v0", "fox_envs.games.bye_bye_mr_fox:ByeByeMrFoxGame", "ByeByeMrFox-v0",
+                  "fox_envs.agents.bye_bye_mr_fox:ByeByeMrFoxHeuristic",
+                  ({}, {"num_players": 1}, {"num_players": 4, "egg_tokens": 12}, {"egg_tokens": 14})),
+        # outfoxed_v0 entry goes here
     ]
 }
 

@@ -94,7 +94,7 @@ class XCeterOState(State):
         if self.has_line(mover):
             self.winner = mover
             return
-        if self.ply > 6:
+        if self.ply >= 6:  # the position after the last placement counts as seen once
             key = (tuple(self.board), self.ply % 6)
             count = self.seen.get(key, 0) + 1
             self.seen[key] = count

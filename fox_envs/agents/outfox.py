@@ -1,0 +1,139 @@
+"""Outfox heuristic: plan whole turns (placement + slide).
+
+1. Take a turn that wins now: it ends with a winning line, or leaves the next player without a
+   legal turn.
+2. Otherwise avoid turns after which the next player has a winning turn (checked exactly: every
+   placement of every type the next player holds, with every slide).
+3. Among the safe turns prefer the one that keeps the most options: the most legal placement
+   points afterwards. Ties are broken with the seeded ``rng``.
+
+The slide decision re-plans the rest of the turn with the same rules, so no memory is needed.
+"""
+from __future__ import annotations
+
+from fox_envs.agents.base import SeededAgent
+from fox_envs.games.outfox import (
+    COMPLETES, LINES_THROUGH, NEIGHBOURS, NUM_PLACE, NUM_POINTS, NUM_TYPES, PAIRS_THROUGH, SLIDE, WINS,
+    OutfoxState, legal_points, line_through, slides,
+)
+
+BLOCK = 99  # marks the point of a hypothetical placement whose type does not matter
+MAX_SAFETY_CHECKS = 400  # bound on exact opponent-win checks per decision (keeps a decision fast)
+
+
+def any_legal_point(board: list[int]) -> bool:
+    """Whether some placement is legal: a piece with two empty neighbours exists (either of them
+    is then a legal point)."""
+    for i in range(NUM_POINTS):
+        if board[i] >= 0:
+            free = 0
+            for j in NEIGHBOURS[i]:
+                if board[j] < 0:
+                    free += 1
+                    if free == 2:
+                        return True
+    return False
+
+
+def can_win_turn(board: list[int], hand_mask: int) -> bool:
+    """Whether a seat holding the piece types in ``hand_mask`` (bit t = type t) has a turn that
+    ends with a winning line on ``board`` (which holds no line now). ``board`` is restored."""
+    if not hand_mask:
+        return False
+    for p in legal_points(board):
+        board[p] = BLOCK
+        pairs = PAIRS_THROUGH[p]
+        for n, to in slides(board, p):
+            piece = board[n]
+            board[n] = -1
+            board[to] = piece
+            won = False
+            for x, y in pairs:  # lines through the placed piece: some type in hand completes them
+                bx, by = board[x], board[y]
+                if 0 <= bx < BLOCK and 0 <= by < BLOCK and COMPLETES[bx * 9 + by] & hand_mask:
+                    won = True
+                    break
+            if not won:
+                for a, b, c in LINES_THROUGH[to]:  # lines through the slid piece, without p
+                    x, y, z = board[a], board[b], board[c]
+                    if 0 <= x < BLOCK and 0 <= y < BLOCK and 0 <= z < BLOCK and WINS[x * 81 + y * 9 + z]:
+                        won = True
+                        break
+            board[to] = -1
+            board[n] = piece
+            if won:
+                board[p] = -1
+                return True
+        board[p] = -1
+    return False
+
+
+class OutfoxHeuristic(SeededAgent):
+    name = "heuristic"
+
+    def act(self, state: OutfoxState, player: int) -> int:  # type: ignore[override]
+        legal = state.legal_actions()
+        if state.turns == 0:  # the placement-only first turn: no line is possible yet
+            return self.choose(legal)
+        board = state.board[:]
+        n = state.game.num_players
+        nxt = (player + 1) % n
+        hand = state.hands[player]
+        next_hand = state.hands[nxt]
+        if state.phase == SLIDE:
+            placed = state.placed
+            turns = [(-1, placed, f, t) for f, t in slides(board, placed)]
+        else:
+            turns = []
+            points = legal_points(board)
+            for p in points:
+                board[p] = BLOCK
+                moves = slides(board, p)
+                board[p] = -1
+                for t in range(NUM_TYPES):
+                    if hand[t]:
+                        turns.extend((t, p, f, to) for f, to in moves)
+        scored = []
+        for turn in turns:
+            t, p, f, to = turn
+            if t >= 0:
+                board[p] = t
+            piece = board[f]
+            board[f] = -1
+            board[to] = piece
+            if line_through(board, p) or line_through(board, to) or not any(next_hand) or not any_legal_point(board):
+                board[to] = -1
+                board[f] = piece
+                if t >= 0:
+                    board[p] = -1
+                return self._action(state, turn)
+            options = len(legal_points(board))
+            scored.append((options, float(self.rng.random()), turn))
+            board[to] = -1
+            board[f] = piece
+            if t >= 0:
+                board[p] = -1
+        scored.sort(reverse=True)
+        mask = sum(1 << t for t in range(NUM_TYPES) if next_hand[t])
+        for _, _, turn in scored[:MAX_SAFETY_CHECKS]:
+            t, p, f, to = turn
+            if t >= 0:
+                board[p] = t
+            piece = board[f]
+            board[f] = -1
+            board[to] = piece
+            safe = not can_win_turn(board, mask)
+            board[to] = -1
+            board[f] = piece
+            if t >= 0:
+                board[p] = -1
+            if safe:
+                return self._action(state, turn)
+        return self._action(state, scored[0][2])
+
+    @staticmethod
+    def _action(state: OutfoxState, turn: tuple[int, int, int, int]) -> int:
+        t, p, f, to = turn
+        if state.phase == SLIDE:
+            return NUM_PLACE + f * NUM_POINTS + to
+        return t * NUM_POINTS + p

@@ -1,0 +1,343 @@
+"""Matches between agents: ``evaluate(env_id, agents, num_games, seed, workers)``.
+
+Seat rotation: game ``i`` uses seat order ``rotations[i % R]``. With the default
+``rotation="permutations"`` the orders are all ``R = n!`` permutations of the ``n`` agents (in
+``itertools.permutations`` order), so every agent plays every seat equally often and meets the
+others in every turn order; ``rotation="cyclic"`` uses the ``R = n`` cyclic shifts instead. The
+seating is exactly balanced when ``num_games`` is a multiple of ``R`` (the result says whether it
+is, and lists the games per seat).
+
+Reproducibility: game ``i`` draws its chance outcomes (``sample_chance``) from a numpy Generator
+seeded with ``SeedSequence([seed, i])`` and resets agent ``k`` with a seed derived from the same
+sequence, so a game depends only on ``(seed, i)``; games are played in worker processes (spawn
+context, agents rebuilt in each worker from their spec strings, or pickled when given as objects)
+and collected in index order, so the result does not depend on ``workers``.
+
+Outcomes per agent: a return above 0 is a win, below 0 a loss, 0 a draw (this matches every
+game's reward convention: +1/-1/0, three-player Outfox +1/-0.5, cooperative +1/-1). A game
+reaching ``max_moves`` player decisions is truncated: every return is 0 (a draw) and it is
+counted in ``truncations``.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import multiprocessing
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from fox_envs.agents.base import reset_agent
+from fox_envs.agents.registry import make_agent
+from fox_envs.core.errors import InvalidParameterError
+from fox_envs.core.game import CHANCE, Game, sample_chance
+from fox_envs.core.registry import make_game
+from fox_envs.evaluation.records import GameRecord
+from fox_envs.evaluation.stats import mean_interval, wilson_interval
+
+ROTATIONS = ("permutations", "cyclic")
+
+
+# ----- seats and seeds -------------------------------------------------------------------------
+def seat_rotations(num_agents: int, rotation: str = "permutations") -> list[tuple[int, ...]]:
+    """Seat orders: ``order[seat] = agent index``."""
+    if rotation == "permutations":
+        return list(itertools.permutations(range(num_agents)))
+    if rotation == "cyclic":
+        return [tuple((seat + shift) % num_agents for seat in range(num_agents)) for shift in range(num_agents)]
+    raise InvalidParameterError(f"unknown rotation {rotation!r}; allowed: {', '.join(ROTATIONS)}")
+
+
+def game_seeds(seed: int, game_index: int, num_agents: int) -> tuple[np.random.SeedSequence, list[int]]:
+    """The chance seed sequence and one agent seed per agent, from ``(seed, game_index)`` only."""
+    sequence = np.random.SeedSequence([seed, game_index])
+    children = sequence.spawn(num_agents + 1)
+    agent_seeds = [int(child.generate_state(1, dtype=np.uint32)[0]) for child in children[1:]]
+    return children[0], agent_seeds
+
+
+def agent_label(spec: Any) -> str:
+    if isinstance(spec, str):
+        return spec
+    return str(getattr(spec, "name", None) or type(spec).__name__)
+
+
+def unique_labels(specs: Sequence[Any]) -> list[str]:
+    """Display names, with ``#2``, ``#3`` appended to repeated names."""
+    labels, seen = [], {}
+    for spec in specs:
+        base = agent_label(spec)
+        seen[base] = seen.get(base, 0) + 1
+        labels.append(base if seen[base] == 1 else f"{base}#{seen[base]}")
+    return labels
+
+
+# ----- one game --------------------------------------------------------------------------------
+def play_game(game: Game, seated: Sequence[Any], chance_rng: np.random.Generator,
+              max_moves: int, names: Sequence[str] | None = None, **info: Any) -> GameRecord:
+    """Play one game on the rules core. ``seated[seat]`` is the agent in that seat (already
+    reset). Returns its record; ``length`` counts player decisions only."""
+    state = game.new_initial_state()
+    moves, players = [], []
+    decisions = 0
+    truncated = False
+    while True:
+        player = state.current_player()
+        if player == CHANCE:
+            action = sample_chance(state, chance_rng)
+        elif player < 0:
+            break
+        elif decisions >= max_moves:
+            truncated = True
+            break
+        else:
+            action = seated[player].act(state, player)
+            decisions += 1
+        moves.append(state.action_to_string(action))
+        players.append(player)
+        state.apply_action(action)
+    returns = [0.0] * game.num_players if truncated else [float(r) for r in state.returns()]
+    return GameRecord(game=game.name, params=dict(game.params), history=state.history(), moves=moves,
+                      players=players, agents=list(names or [agent_label(a) for a in seated]),
+                      returns=returns, length=decisions, truncated=truncated, max_moves=max_moves, **info)
+
+
+# ----- worker side -----------------------------------------------------------------------------
+_WORKER: dict[str, Any] = {}
+
+
+def _init_worker(env_id: str, params: dict, specs: list, labels: list[str], seed: int,
+                 max_moves: int, rotation: str) -> None:
+    game = make_game(env_id, **params)
+    _WORKER.update(
+        game=game, agents=[make_agent(spec, env_id) for spec in specs], labels=labels, seed=seed,
+        max_moves=max_moves, rotations=seat_rotations(len(specs), rotation),
+    )
+
+
+def _play_indexed(game_index: int) -> tuple[int, tuple[int, ...], GameRecord]:
+    w = _WORKER
+    agents = w["agents"]
+    order = w["rotations"][game_index % len(w["rotations"])]
+    chance_sequence, agent_seeds = game_seeds(w["seed"], game_index, len(agents))
+    for agent, agent_seed in zip(agents, agent_seeds):
+        reset_agent(agent, agent_seed)
+    if len(agents) == 1:
+        seated = [agents[0]] * w["game"].num_players
+        names = [w["labels"][0]] * len(seated)
+    else:
+        seated = [agents[k] for k in order]
+        names = [w["labels"][k] for k in order]
+    record = play_game(w["game"], seated, np.random.default_rng(chance_sequence), w["max_moves"], names,
+                       seed=w["seed"], game_index=game_index)
+    return game_index, order, record
+
+
+# ----- results ---------------------------------------------------------------------------------
+@dataclass
+class AgentResult:
+    name: str
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    returns: list[float] = field(default_factory=list, repr=False)
+    seat_games: list[int] = field(default_factory=list)
+    seat_wins: list[int] = field(default_factory=list)
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else math.nan
+
+    @property
+    def score(self) -> float:
+        """(wins + draws / 2) / games."""
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else math.nan
+
+    def to_dict(self) -> dict[str, Any]:
+        mean, low, high = mean_interval(self.returns)
+        wl, wh = wilson_interval(self.wins, self.games)
+        return {
+            "name": self.name, "games": self.games, "wins": self.wins, "draws": self.draws,
+            "losses": self.losses, "win_rate": self.win_rate, "win_rate_ci95": [wl, wh],
+            "score": self.score, "mean_return": mean, "mean_return_ci95": [low, high],
+            "seat_games": self.seat_games, "seat_wins": self.seat_wins,
+        }
+
+
+@dataclass
+class MatchResult:
+    env_id: str
+    params: dict
+    agents: list[str]
+    num_games: int
+    seed: int
+    max_moves: int
+    rotation: str
+    zero_sum: bool
+    results: list[AgentResult]
+    lengths: list[int] = field(repr=False)
+    truncations: int
+    team_wins: int
+    seat_balanced: bool
+    records: list[GameRecord] = field(default_factory=list, repr=False)
+
+    @property
+    def mean_length(self) -> float:
+        return sum(self.lengths) / len(self.lengths) if self.lengths else math.nan
+
+    def __getitem__(self, name: str) -> AgentResult:
+        for result in self.results:
+            if result.name == name:
+                return result
+        raise KeyError(name)
+
+    def to_dict(self) -> dict[str, Any]:
+        mean_len, low_len, high_len = mean_interval([float(x) for x in self.lengths])
+        data: dict[str, Any] = {
+            "env_id": self.env_id, "params": self.params, "agents": self.agents,
+            "num_games": self.num_games, "seed": self.seed, "max_moves": self.max_moves,
+            "rotation": self.rotation, "seat_balanced": self.seat_balanced, "zero_sum": self.zero_sum,
+            "mean_length": mean_len, "mean_length_ci95": [low_len, high_len],
+            "truncations": self.truncations, "results": [r.to_dict() for r in self.results],
+        }
+        if not self.zero_sum:
+            tl, th = wilson_interval(self.team_wins, self.num_games)
+            data["team"] = {"wins": self.team_wins, "losses": self.num_games - self.team_wins,
+                            "win_rate": self.team_wins / self.num_games if self.num_games else math.nan,
+                            "win_rate_ci95": [tl, th]}
+        return data
+
+    def summary(self) -> str:
+        """A plain-text table (deterministic: no timings)."""
+        lines = [
+            f"{self.env_id} {json_params(self.params)}: {self.num_games} games, seed {self.seed}, "
+            f"seats {self.rotation}{'' if self.seat_balanced else ' (not balanced: games not a multiple of rotations)'}",
+        ]
+        width = max(len(r.name) for r in self.results)
+        lines.append(f"{'agent':<{width}}  {'W':>5} {'D':>5} {'L':>5}  {'win rate [95% CI]':<24} mean return [95% CI]")
+        for r in self.results:
+            d = r.to_dict()
+            wl, wh = d["win_rate_ci95"]
+            ml, mh = d["mean_return_ci95"]
+            lines.append(
+                f"{r.name:<{width}}  {r.wins:>5} {r.draws:>5} {r.losses:>5}  "
+                f"{r.win_rate:.3f} [{wl:.3f}, {wh:.3f}]{'':<6} {d['mean_return']:+.3f} [{ml:+.3f}, {mh:+.3f}]"
+            )
+        if not self.zero_sum:
+            team = self.to_dict()["team"]
+            tl, th = team["win_rate_ci95"]
+            lines.append(f"team win rate {team['win_rate']:.3f} [{tl:.3f}, {th:.3f}] ({self.team_wins}/{self.num_games})")
+        lines.append(f"mean game length {self.mean_length:.2f} decisions; truncated games {self.truncations} (max_moves {self.max_moves})")
+        return "\n".join(lines)
+
+
+def json_params(params: dict) -> str:
+    import json
+
+    return json.dumps(params, sort_keys=True)
+
+
+# ----- evaluate --------------------------------------------------------------------------------
+def evaluate(env_id: str, agents: Sequence[Any], num_games: int = 100, seed: int = 0, workers: int = 1,
+             params: dict | None = None, max_moves: int | None = None, rotation: str = "permutations",
+             keep_records: bool = False, progress: Callable[[int, int], None] | None = None) -> MatchResult:
+    """Play ``num_games`` games of ``env_id`` between ``agents`` with seats rotated.
+
+    ``agents``: one per seat (names/spec strings such as ``"heuristic"``, ``"mcts:simulations=200"``,
+    ``"module:callable"``, a saved policy path, or picklable agent objects); a single agent plays
+    every seat (self-play, or the whole team of a cooperative game). ``workers`` > 1 plays in
+    that many spawned processes; the result is the same for any ``workers``. ``progress(done,
+    total)`` is called after each game. ``keep_records`` keeps every ``GameRecord``."""
+    params = dict(params or {})
+    game = make_game(env_id, **params)
+    specs = list(agents)
+    n = game.num_players
+    if not specs or (len(specs) != n and len(specs) != 1):
+        raise InvalidParameterError(
+            f"{env_id} with params {json_params(game.params)} has {n} seats: give {n} agents (or one for every seat), got {len(specs)}"
+        )
+    if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
+        raise InvalidParameterError(f"num_games must be an integer >= 1, got {num_games!r}")
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise InvalidParameterError(f"seed must be an integer >= 0, got {seed!r}")
+    if max_moves is None:
+        max_moves = game.max_moves_default
+    if isinstance(max_moves, bool) or not isinstance(max_moves, int) or max_moves < 1:
+        raise InvalidParameterError(f"max_moves must be an integer >= 1, got {max_moves!r}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise InvalidParameterError(f"workers must be an integer >= 1, got {workers!r}")
+    seed = int(seed)
+    rotations = seat_rotations(len(specs), rotation)
+    labels = unique_labels(specs)
+    for spec in specs:  # fail fast, in this process, on a bad agent spec
+        make_agent(spec, env_id)
+    init_args = (env_id, dict(game.params), specs, labels, seed, max_moves, rotation)
+
+    outcomes: list[tuple[int, tuple[int, ...], GameRecord]] = []
+    workers = min(workers, num_games)
+    if workers == 1:
+        _init_worker(*init_args)
+        try:
+            for index in range(num_games):
+                outcomes.append(_play_indexed(index))
+                if progress:
+                    progress(len(outcomes), num_games)
+        finally:
+            _WORKER.clear()
+    else:
+        context = multiprocessing.get_context("spawn")
+        chunk = max(1, min(16, num_games // (workers * 8)))
+        with context.Pool(workers, initializer=_init_worker, initargs=init_args) as pool:
+            for outcome in pool.imap(_play_indexed, range(num_games), chunksize=chunk):
+                outcomes.append(outcome)
+                if progress:
+                    progress(len(outcomes), num_games)
+    outcomes.sort(key=lambda item: item[0])
+    return _aggregate(env_id, game, labels, specs, num_games, seed, max_moves, rotation, rotations,
+                      outcomes, keep_records)
+
+
+def _aggregate(env_id, game, labels, specs, num_games, seed, max_moves, rotation, rotations, outcomes,
+               keep_records) -> MatchResult:
+    n = game.num_players
+    results = [AgentResult(label, seat_games=[0] * n, seat_wins=[0] * n) for label in labels]
+    lengths, truncations, team_wins = [], 0, 0
+    for _, order, record in outcomes:
+        lengths.append(record.length)
+        truncations += record.truncated
+        if all(r > 0 for r in record.returns):
+            team_wins += 1
+        seats_of = [[] for _ in labels]
+        if len(labels) == 1:  # one agent in every seat: each seat once (a cooperative team: once)
+            seats_of[0] = list(range(n)) if game.zero_sum else [0]
+        else:
+            for seat, k in enumerate(order):
+                seats_of[k].append(seat)
+        for k, seats in enumerate(seats_of):
+            result = results[k]
+            for seat in seats:
+                value = record.returns[seat]
+                result.games += 1
+                result.returns.append(value)
+                result.seat_games[seat] += 1
+                if value > 0:
+                    result.wins += 1
+                    result.seat_wins[seat] += 1
+                elif value < 0:
+                    result.losses += 1
+                else:
+                    result.draws += 1
+    balanced = len(specs) == 1 or num_games % len(rotations) == 0
+    return MatchResult(
+        env_id=env_id, params=dict(game.params), agents=labels, num_games=num_games, seed=seed,
+        max_moves=max_moves, rotation=rotation, zero_sum=game.zero_sum, results=results, lengths=lengths,
+        truncations=truncations, team_wins=team_wins, seat_balanced=balanced,
+        records=[record for _, _, record in outcomes] if keep_records else [],
+    )
+
+
+def default_workers() -> int:
+    return max(1, (os.cpu_count() or 1))

@@ -1,0 +1,129 @@
+"""Game records: one played game as JSON, and replay.
+
+A record is a JSON object (format ``fox_envs.record/1``)::
+
+    {"format": "fox_envs.record/1",
+     "game": "xceter_o_v0",            # the env id (same key as State.to_json)
+     "params": {...},                  # the game's full, normalised params
+     "history": [4, 0, ...],           # every action as an int, chance outcomes included
+     "moves": ["b2", "a1", ...],       # the same actions in the game's notation
+     "players": [0, 1, -1, ...],       # who took each action (-1 = chance)
+     "seed": 1, "game_index": 0,       # the match seed and this game's index in the match
+     "agents": ["heuristic", "random"],# agent name per seat
+     "returns": [1.0, -1.0], "length": 9, "truncated": false, "max_moves": 200}
+
+Because it has the keys ``game``, ``params`` and ``history``, a record also loads with
+``fox_envs.state_from_json`` (giving the final state). ``replay_states`` rebuilds every state
+from the start and checks each action against its recorded notation.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fox_envs.core.errors import InvalidStateError
+from fox_envs.core.game import State
+from fox_envs.core.registry import make_game
+
+RECORD_FORMAT = "fox_envs.record/1"
+
+
+@dataclass
+class GameRecord:
+    game: str
+    params: dict
+    history: list[int]
+    moves: list[str]
+    players: list[int]
+    seed: int | None = None
+    game_index: int | None = None
+    agents: list[str] = field(default_factory=list)
+    returns: list[float] = field(default_factory=list)
+    length: int = 0  # player decisions (chance events not counted)
+    truncated: bool = False
+    max_moves: int | None = None
+    format: str = RECORD_FORMAT
+
+    @property
+    def env_id(self) -> str:
+        return self.game
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        return {"format": data.pop("format"), **data}
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(self.to_json(indent=1) + "\n", encoding="utf-8")
+
+    @classmethod
+    def from_dict(cls, data: Any) -> "GameRecord":
+        if not isinstance(data, dict):
+            raise InvalidStateError("a game record must be a JSON object")
+        missing = [key for key in ("game", "params", "history") if key not in data]
+        if missing:
+            raise InvalidStateError(f"game record lacks key(s) {', '.join(missing)}")
+        history = data["history"]
+        if not isinstance(history, list) or not all(type(a) is int for a in history):
+            raise InvalidStateError("game record 'history' must be a list of integers")
+        known = {name for name in cls.__dataclass_fields__}
+        kwargs = {k: v for k, v in data.items() if k in known}
+        kwargs.setdefault("moves", [])
+        kwargs.setdefault("players", [])
+        return cls(**kwargs)
+
+    @classmethod
+    def from_json(cls, text: str) -> "GameRecord":
+        try:
+            data = json.loads(text)
+        except ValueError as error:
+            raise InvalidStateError(f"game record is not valid JSON: {error}") from None
+        return cls.from_dict(data)
+
+    @classmethod
+    def load(cls, path: str | Path) -> "GameRecord":
+        return cls.from_json(Path(path).read_text(encoding="utf-8"))
+
+    def initial_state(self) -> State:
+        try:
+            return make_game(self.game, **self.params).new_initial_state()
+        except ValueError as error:
+            raise InvalidStateError(f"game record has a bad game or params: {error}") from None
+
+
+def replay_states(record: GameRecord) -> list[State]:
+    """Every state of the recorded game, the initial one first (``len(history) + 1`` states).
+
+    Each action must be legal and, when the record has notation, must read as recorded;
+    otherwise ``InvalidStateError`` says where the replay diverged."""
+    state = record.initial_state()
+    states = [state.clone()]
+    for index, action in enumerate(record.history):
+        if not state.is_legal(action):
+            raise InvalidStateError(f"recorded action {action} at index {index} is illegal")
+        if record.moves:
+            text = state.action_to_string(action)
+            if index >= len(record.moves) or record.moves[index] != text:
+                wanted = record.moves[index] if index < len(record.moves) else "nothing"
+                raise InvalidStateError(
+                    f"record diverges at index {index}: action {action} reads {text!r}, recorded {wanted!r}"
+                )
+        state.apply_action(action)
+        states.append(state.clone())
+    return states
+
+
+def record_from_state(state: State, **info: Any) -> GameRecord:
+    """A record of the game that led to ``state`` (notation and movers rebuilt by replay)."""
+    replay = state.game.new_initial_state()
+    moves, players = [], []
+    for action in state.history():
+        moves.append(replay.action_to_string(action))
+        players.append(replay.current_player())
+        replay.apply_action(action)
+    return GameRecord(game=state.game.name, params=dict(state.game.params), history=state.history(),
+                      moves=moves, players=players, **info)

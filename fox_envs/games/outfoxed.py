@@ -1,0 +1,615 @@
+"""Outfoxed (SPEC 2.5, rulebook ``outfoxed.txt``): a two-player bluffing race.
+
+Table and race track::
+
+      square 1        square 2        square 3         race track (one lane per colour)
+    +---------+     +---------+     +---------+        brown  0 1 2 3 4 5 [6]
+    | cards   |     | cards   |     | cards   |        black  0 1 2 3 4 5 [6]
+    | + chips |     | + chips |     | + chips |        ...    (6 = finish)
+    +---------+     +---------+     +---------+
+    winner moves 1  winner moves 2  winner moves 3
+
+60 cards, 10 each of brown, black, red, pink, white, yellow (colour index in that order).
+
+* Setup: player_0 then player_1 each secretly keep 3 scoring cards (``keep c``, one colour per
+  decision, repeats allowed), out of the deck for the whole game. If both kept the same
+  multiset it is revealed, forbidden to both, and both pick again in the same order. A pick is
+  legal when some completion of the player's picks is not forbidden (so the third pick that
+  would complete a forbidden multiset is masked and no pick leads into a dead end). If the
+  identical multiset is the only one not yet forbidden, the picks stand (decision).
+* Chance picks the first player of round 1 (``first player_0``/``first player_1``); then it
+  alternates. Every round the 54 deck cards are shuffled and dealt one chance event per card
+  (``deal red``), probability proportional to what is left: the first player's 12, then the
+  second player's 10.
+* 9 turns each, first player first: ``put c on s as d`` (face down, chip d), then ``call`` /
+  ``pass`` on the opponent's previous card if it is still face down. A call turns it up: on a
+  lie the caller chooses its chip; on the truth the caller's card just put is turned up and the
+  opponent chooses its chip (``chip c``). The second player's 9th card is put face up and true
+  (``put c on s as c``).
+* Special turn: the first player (3 cards) then the second (1 card) ``show c on s`` face up;
+  the second decides without seeing the first's choice (it is hidden until both are shown).
+* Round end: a card's colour is its chip, else its face. Per square the colour with the highest
+  count held by exactly one colour moves (none if no count is unique); square 1's fox moves 1,
+  then square 2's moves 2, then square 3's moves 3; the game ends the moment a fox reaches 6.
+* Score: each kept card scores its fox's track position; higher score wins (+1/-1), equal is a
+  draw. After ``max_rounds`` rounds without a finish the game is a draw.
+
+Actions (140): ``keep c`` 0..5; ``put c on s as d`` 6 + (s-1)*36 + c*6 + d; ``call`` 114;
+``pass`` 115; ``chip c`` 116..121; ``show c on s`` 122 + (s-1)*6 + c. Chance outcomes: the
+seat for ``first player_i``, the colour index for ``deal c``.
+
+The observation layout is documented at ``OBS_LAYOUT`` below and in ``docs/rules/outfoxed.md``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from fox_envs.core.game import CHANCE, TERMINAL, Game, State
+from fox_envs.core.params import Param, int_range
+
+COLOURS = ("brown", "black", "red", "pink", "white", "yellow")
+COLOUR_INDEX = {name: i for i, name in enumerate(COLOURS)}
+NUM_COLOURS = 6
+CARDS_PER_COLOUR = 10
+FINISH = 6
+FIRST_HAND, SECOND_HAND = 12, 10
+TURNS_PER_ROUND = 18  # nine each
+
+KEEP0, PUT0, CALL, PASS, CHIP0, SHOW0, NUM_ACTIONS = 0, 6, 114, 115, 116, 122, 140
+
+# Phases.
+KEEP, FIRST, DEAL, PUT, CALLING, CHIPPING, SHOW, OVER = range(8)
+PHASE_NAMES = ("keep", "first", "deal", "put", "call", "chip", "show", "over")
+
+# Every 3-card multiset of colours (56), as counts per colour, in lexicographic order.
+MULTISETS: tuple[tuple[int, ...], ...] = tuple(
+    tuple((a, b, c).count(colour) for colour in range(NUM_COLOURS))
+    for a in range(NUM_COLOURS) for b in range(a, NUM_COLOURS) for c in range(b, NUM_COLOURS)
+)
+MULTISET_INDEX = {counts: i for i, counts in enumerate(MULTISETS)}
+KEEP_DECISIONS_BOUND = 6 * len(MULTISETS)  # at most 56 rounds of 6 scoring picks
+ROUND_DECISIONS_BOUND = 18 + 17 + 17 + 2  # puts, call/pass, chips, shows
+
+
+def put_action(colour: int, square: int, declared: int) -> int:
+    return PUT0 + (square - 1) * 36 + colour * 6 + declared
+
+
+def show_action(colour: int, square: int) -> int:
+    return SHOW0 + (square - 1) * 6 + colour
+
+
+def _action_tables() -> tuple[list[list[int]], list[list[int]], list[list[int]]]:
+    """Sorted put / true-put / show actions for every set of colours in hand (bit mask)."""
+    puts, true_puts, shows = [], [], []
+    for mask in range(64):
+        held = [c for c in range(NUM_COLOURS) if mask >> c & 1]
+        puts.append(sorted(put_action(c, s, d) for c in held for s in (1, 2, 3) for d in range(6)))
+        true_puts.append(sorted(put_action(c, s, c) for c in held for s in (1, 2, 3)))
+        shows.append(sorted(show_action(c, s) for c in held for s in (1, 2, 3)))
+    return puts, true_puts, shows
+
+
+PUT_TABLE, TRUE_PUT_TABLE, SHOW_TABLE = _action_tables()
+CHIP_ACTIONS = list(range(CHIP0, CHIP0 + 6))
+CALL_ACTIONS = [CALL, PASS]
+
+
+def _action_names() -> list[str]:
+    names = [""] * NUM_ACTIONS
+    for c in range(6):
+        names[KEEP0 + c] = f"keep {COLOURS[c]}"
+        names[CHIP0 + c] = f"chip {COLOURS[c]}"
+        for s in (1, 2, 3):
+            names[show_action(c, s)] = f"show {COLOURS[c]} on {s}"
+            for d in range(6):
+                names[put_action(c, s, d)] = f"put {COLOURS[c]} on {s} as {COLOURS[d]}"
+    names[CALL], names[PASS] = "call", "pass"
+    return names
+
+
+ACTION_NAMES = _action_names()
+
+
+def square_winner(counts: list[int] | tuple[int, ...]) -> int:
+    """The colour that moves from one square: the highest count held by exactly one colour
+    (colours with no card do not count); -1 when no count is held by a single colour."""
+    for n in sorted(set(counts), reverse=True):
+        if n == 0:
+            break
+        holders = [c for c in range(NUM_COLOURS) if counts[c] == n]
+        if len(holders) == 1:
+            return holders[0]
+    return -1
+
+
+# ----- observation layout (flat float32 vector, everything in [0, 1]) ------------------------
+O_HAND = 0  # 6: own hand by colour / 12
+O_KEPT = 6  # 6: own kept scoring cards by colour / 3
+O_FOX = 12  # 42: fox c at track position k, one-hot at 12 + c*7 + k
+O_TABLE = 54  # 72: 54 + ((s-1)*6 + colour)*4 + g, effective colour, g = own up, own down, opp up, opp down; /20
+O_OWN_FACE = 126  # 18: own face-down cards on square s by true face, 126 + (s-1)*6 + face; /20
+O_UP_FACE = 144  # 18: face-up cards (both owners) on square s by true face; /20
+O_CALLABLE = 162  # 9: the card I may call (opponent's previous card, face down): square (3), declared colour (6)
+O_MY_LAST = 171  # 9: my latest card this round: square (3), true face (6)
+O_PHASE = 180  # 6: my decision now: keep, put, call, chip, show, none (not my turn / chance / over)
+O_CHIP = 186  # 5: card to be chipped: square (3), mine (1), opponent's (1)
+O_CHIP_FACE = 191  # 6: that card's face (it is face up)
+O_ROUND = 197  # 1: round / max_rounds
+O_TURN = 198  # 1: turns completed this round / 18
+O_FIRST = 199  # 1: 1 if I am this round's first player
+O_SEAT = 200  # 1: my seat (player_1 = 1)
+O_PICKS = 201  # 1: scoring picks made in the current pick phase / 6
+O_SIZES = 202  # 2: own hand size / 12, opponent hand size / 12
+O_FORBIDDEN = 204  # 56: forbidden scoring multisets (MULTISETS order)
+O_PENDING = 260  # 18: my own special-turn card chosen but not yet shown: (s-1)*6 + colour
+O_STATS = 278  # 8: squashed x/(x+10): for me then the opponent: cards called true, called lies, calls made, call chances
+OBS_SIZE = 286
+
+TABLE_SCALE = 1.0 / 20.0
+
+
+@dataclass(frozen=True)
+class TableCard:
+    """One card on the table as a given player sees it (``face`` -1 when hidden from them)."""
+
+    square: int
+    owner: int
+    colour: int  # effective colour: the chip, or the face of a shown card
+    declared: int  # the colour declared when it was put (-1 for a special-turn card)
+    face: int
+    face_up: bool
+
+
+@dataclass(frozen=True)
+class OutfoxedInfo:
+    """Everything one player may know (``OutfoxedState.information``); agents use only this."""
+
+    player: int
+    phase: str  # keep, first, deal, put, call, chip, show, over
+    to_move: bool
+    hand: tuple[int, ...]
+    kept: tuple[int, ...]
+    picks_made: int
+    forbidden: tuple[tuple[int, ...], ...]
+    foxes: tuple[int, ...]
+    round: int
+    max_rounds: int
+    turn: int
+    first: int  # this round's first player, -1 before it is known
+    table: tuple[TableCard, ...]
+    callable_card: int  # table index of the card the player may call now (call phase), else -1
+    my_last_card: int  # table index of the player's latest card this round, -1 none
+    opponent_last_card: int  # table index of the opponent's latest card this round, -1 none
+    chip_card: int  # table index of the card whose chip the player chooses now, else -1
+    opponent_hand_size: int
+    pending_show: tuple[int, int] | None  # own special-turn card (colour, square) not yet shown
+    called_true: tuple[int, int]  # per seat: its cards turned up by a call that were true
+    called_lie: tuple[int, int]  # per seat: its cards turned up by a call that were lies
+    calls: tuple[int, int]  # per seat: calls made
+    call_chances: tuple[int, int]  # per seat: call-or-pass decisions taken
+
+
+class OutfoxedGame(Game):
+    name = "outfoxed_v0"
+    PARAMS = {"max_rounds": Param(20, int_range(1, 10_000), "an integer 1..10000")}
+    zero_sum = True
+
+    def _setup(self) -> None:
+        self.num_players = 2
+        self.num_actions = NUM_ACTIONS
+        self.observation_shape = (OBS_SIZE,)
+        self.max_rounds: int = self.params["max_rounds"]
+        # No legal game has more decisions: 56 rounds of scoring picks at most, 54 per round.
+        self.max_moves_default = KEEP_DECISIONS_BOUND + ROUND_DECISIONS_BOUND * self.max_rounds
+
+    def new_initial_state(self) -> "OutfoxedState":
+        return OutfoxedState(self)
+
+
+class OutfoxedState(State):
+    game: OutfoxedGame
+
+    def __init__(self, game: OutfoxedGame) -> None:
+        super().__init__(game)
+        self.phase = KEEP
+        self.picks = 0  # scoring picks made in the current pick phase (0..6)
+        self.kept = [[0] * 6, [0] * 6]
+        self.forbidden: list[int] = []  # MULTISETS indices, in the order they were forbidden
+        self.foxes = [0] * 6
+        self.round = 0
+        self.first = -1
+        self.deck = [0] * 6
+        self.dealt = 0
+        self.hands = [[0] * 6, [0] * 6]
+        # Cards on the table this round: [square, owner, face, declared, chip, face_up].
+        self.cards: list[list[int]] = []
+        self.turn = 0  # turns completed this round (0..18)
+        self.last_card = [-1, -1]  # table index of each player's latest card this round
+        self.chip_card = -1
+        self.chip_player = -1
+        self.pending: tuple[int, int] | None = None  # first player's special-turn (colour, square)
+        self.called_true = [0, 0]
+        self.called_lie = [0, 0]
+        self.calls = [0, 0]
+        self.call_chances = [0, 0]
+        self.moved: list[int] = []  # colours that moved from squares 1..3 at the last round end
+        self.finished = False  # a fox reached 6
+        self.scores = [0, 0]
+
+    # ----- whose decision --------------------------------------------------------------------
+    def mover(self) -> int:
+        """The player whose put-and-declare turn it is."""
+        return self.first if self.turn % 2 == 0 else 1 - self.first
+
+    def current_player(self) -> int:
+        phase = self.phase
+        if phase == PUT or phase == CALLING:
+            return self.first if self.turn % 2 == 0 else 1 - self.first
+        if phase == DEAL or phase == FIRST:
+            return CHANCE
+        if phase == CHIPPING:
+            return self.chip_player
+        if phase == SHOW:
+            return self.first if self.pending is None else 1 - self.first
+        if phase == KEEP:
+            return 0 if self.picks < 3 else 1
+        return TERMINAL
+
+    # ----- legal actions -----------------------------------------------------------------------
+    def _legal_actions(self) -> list[int]:
+        phase = self.phase
+        if phase == PUT:
+            player = self.mover()
+            table = TRUE_PUT_TABLE if self.turn == TURNS_PER_ROUND - 1 else PUT_TABLE
+            return table[self._hand_mask(player)]
+        if phase == CALLING:
+            return CALL_ACTIONS
+        if phase == CHIPPING:
+            return CHIP_ACTIONS
+        if phase == DEAL:
+            return [c for c in range(6) if self.deck[c]]
+        if phase == SHOW:
+            return SHOW_TABLE[self._hand_mask(self.current_player())]
+        if phase == FIRST:
+            return [0, 1]
+        if phase == KEEP:
+            return self._keep_options()
+        return []
+
+    def _hand_mask(self, player: int) -> int:
+        hand = self.hands[player]
+        return sum(1 << c for c in range(6) if hand[c])
+
+    def _keep_options(self) -> list[int]:
+        """Colours whose pick still allows a completion that is not a forbidden multiset."""
+        player = 0 if self.picks < 3 else 1
+        own = self.kept[player]
+        forbidden = set(self.forbidden)
+        options = []
+        for colour in range(6):
+            partial = own[:]
+            partial[colour] += 1
+            if any(i not in forbidden and all(m[k] >= partial[k] for k in range(6))
+                   for i, m in enumerate(MULTISETS)):
+                options.append(colour)
+        return options
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        if self.phase == DEAL:
+            deck = self.deck
+            total = sum(deck)
+            return [(c, deck[c] / total) for c in range(6) if deck[c]]
+        if self.phase == FIRST:
+            return [(0, 0.5), (1, 0.5)]
+        return []
+
+    # ----- applying actions --------------------------------------------------------------------
+    def _apply_action(self, action: int) -> None:
+        phase = self.phase
+        if phase == DEAL:
+            receiver = self.first if self.dealt < FIRST_HAND else 1 - self.first
+            self.hands[receiver][action] += 1
+            self.deck[action] -= 1
+            self.dealt += 1
+            if self.dealt == FIRST_HAND + SECOND_HAND:
+                self.phase = PUT
+        elif phase == PUT:
+            self._put(action)
+        elif phase == CALLING:
+            self._call_or_pass(action)
+        elif phase == CHIPPING:
+            self.cards[self.chip_card][4] = action - CHIP0
+            self.chip_card = self.chip_player = -1
+            self._end_turn()
+        elif phase == SHOW:
+            self._show(action)
+        elif phase == KEEP:
+            self._keep(action)
+        elif phase == FIRST:
+            self.first = action
+            self.round = 1
+            self._start_round()
+
+    def _keep(self, colour: int) -> None:
+        """A scoring pick; after the sixth, identical multisets are forbidden and re-picked."""
+        player = 0 if self.picks < 3 else 1
+        self.kept[player][colour] += 1
+        self.picks += 1
+        if self.picks < 6:
+            return
+        if self.kept[0] == self.kept[1] and len(self.forbidden) < len(MULTISETS) - 1:
+            self.forbidden.append(MULTISET_INDEX[tuple(self.kept[0])])
+            self.kept = [[0] * 6, [0] * 6]
+            self.picks = 0
+            return
+        self.phase = FIRST
+
+    def _start_round(self) -> None:
+        """Shuffle the 54 deck cards (everything but the kept ones) and start dealing."""
+        self.deck = [CARDS_PER_COLOUR - self.kept[0][c] - self.kept[1][c] for c in range(6)]
+        self.hands = [[0] * 6, [0] * 6]
+        self.cards = []
+        self.dealt = 0
+        self.turn = 0
+        self.last_card = [-1, -1]
+        self.pending = None
+        self.phase = DEAL
+
+    def _put(self, action: int) -> None:
+        """Put a card face down with a declared chip (the second player's 9th face up, true)."""
+        code = action - PUT0
+        square, colour, declared = code // 36 + 1, code % 36 // 6, code % 6
+        player = self.mover()
+        self.hands[player][colour] -= 1
+        face_up = int(self.turn == TURNS_PER_ROUND - 1)
+        self.cards.append([square, player, colour, declared, declared, face_up])
+        self.last_card[player] = len(self.cards) - 1
+        target = self.last_card[1 - player]
+        if target >= 0 and not self.cards[target][5]:
+            self.phase = CALLING
+        else:
+            self._end_turn()
+
+    def _call_or_pass(self, action: int) -> None:
+        """Call: turn the opponent's previous card up; a lie gives the caller its chip, the truth
+        turns the caller's card up and gives the opponent its chip."""
+        player = self.mover()
+        self.call_chances[player] += 1
+        if action == PASS:
+            self._end_turn()
+            return
+        self.calls[player] += 1
+        opponent = 1 - player
+        target = self.cards[self.last_card[opponent]]
+        target[5] = 1
+        self.phase = CHIPPING
+        if target[2] != target[4]:
+            self.called_lie[opponent] += 1
+            self.chip_card, self.chip_player = self.last_card[opponent], player
+        else:
+            self.called_true[opponent] += 1
+            own = self.last_card[player]
+            self.cards[own][5] = 1
+            self.chip_card, self.chip_player = own, opponent
+
+    def _end_turn(self) -> None:
+        self.turn += 1
+        self.phase = SHOW if self.turn == TURNS_PER_ROUND else PUT
+
+    def _show(self, action: int) -> None:
+        """Special turn: the first player's choice waits hidden until the second has chosen."""
+        code = action - SHOW0
+        colour, square = code % 6, code // 6 + 1
+        if self.pending is None:
+            self.pending = (colour, square)
+            return
+        for player, (c, s) in ((self.first, self.pending), (1 - self.first, (colour, square))):
+            self.hands[player][c] -= 1
+            self.cards.append([s, player, c, -1, c, 1])
+        self.pending = None
+        self._end_round()
+
+    def square_counts(self, square: int) -> list[int]:
+        """Cards on ``square`` by effective colour (the chip, or the face of a shown card)."""
+        counts = [0] * 6
+        for card in self.cards:
+            if card[0] == square:
+                counts[card[4]] += 1
+        return counts
+
+    def _end_round(self) -> None:
+        """Move the square winners 1, 2, 3 in order; stop the moment a fox reaches 6."""
+        self.moved = []
+        for square in (1, 2, 3):
+            colour = square_winner(self.square_counts(square))
+            self.moved.append(colour)
+            if colour >= 0:
+                self.foxes[colour] = min(FINISH, self.foxes[colour] + square)
+                if self.foxes[colour] == FINISH:
+                    self.finished = True
+                    break
+        if self.finished:
+            self.scores = [sum(k * f for k, f in zip(self.kept[p], self.foxes)) for p in (0, 1)]
+            self.phase = OVER
+        elif self.round >= self.game.max_rounds:
+            self.phase = OVER
+        else:
+            self.round += 1
+            self.first = 1 - self.first
+            self._start_round()
+
+    def returns(self) -> np.ndarray:
+        result = np.zeros(2, dtype=np.float64)
+        if self.phase == OVER and self.finished and self.scores[0] != self.scores[1]:
+            winner = 0 if self.scores[0] > self.scores[1] else 1
+            result[winner], result[1 - winner] = 1.0, -1.0
+        return result
+
+    # ----- one player's information ------------------------------------------------------------
+    def callable_card(self, player: int) -> int:
+        """Table index of the card ``player`` may call now (its call phase), else -1."""
+        if self.phase == CALLING and self.mover() == player:
+            return self.last_card[1 - player]
+        return -1
+
+    def information(self, player: int) -> OutfoxedInfo:
+        """What ``player`` may know: its hand and kept cards, the public table with the faces of
+        face-up cards and of its own face-down cards, and the public history facts."""
+        table = tuple(
+            TableCard(s, owner, chip, declared, face if (up or owner == player) else -1, bool(up))
+            for s, owner, face, declared, chip, up in self.cards
+        )
+        mine = self.current_player() == player
+        return OutfoxedInfo(
+            player=player,
+            phase=PHASE_NAMES[self.phase],
+            to_move=mine,
+            hand=tuple(self.hands[player]),
+            kept=tuple(self.kept[player]),
+            picks_made=self.picks,
+            forbidden=tuple(MULTISETS[i] for i in self.forbidden),
+            foxes=tuple(self.foxes),
+            round=self.round,
+            max_rounds=self.game.max_rounds,
+            turn=self.turn,
+            first=self.first,
+            table=table,
+            callable_card=self.callable_card(player),
+            my_last_card=self.last_card[player],
+            opponent_last_card=self.last_card[1 - player],
+            chip_card=self.chip_card if self.chip_player == player else -1,
+            opponent_hand_size=sum(self.hands[1 - player]),
+            pending_show=self.pending if (self.pending is not None and player == self.first) else None,
+            called_true=tuple(self.called_true),
+            called_lie=tuple(self.called_lie),
+            calls=tuple(self.calls),
+            call_chances=tuple(self.call_chances),
+        )
+
+    def observation_tensor(self, player: int) -> np.ndarray:
+        obs = np.zeros(OBS_SIZE, dtype=np.float32)
+        hand, kept = self.hands[player], self.kept[player]
+        for c in range(6):
+            obs[O_HAND + c] = hand[c] / 12.0
+            obs[O_KEPT + c] = kept[c] / 3.0
+            obs[O_FOX + c * 7 + self.foxes[c]] = 1.0
+        for s, owner, face, _declared, chip, up in self.cards:
+            group = (0 if up else 1) if owner == player else (2 if up else 3)
+            obs[O_TABLE + ((s - 1) * 6 + chip) * 4 + group] += TABLE_SCALE
+            if up:
+                obs[O_UP_FACE + (s - 1) * 6 + face] += TABLE_SCALE
+            elif owner == player:
+                obs[O_OWN_FACE + (s - 1) * 6 + face] += TABLE_SCALE
+        target = self.callable_card(player)
+        if target >= 0:
+            card = self.cards[target]
+            obs[O_CALLABLE + card[0] - 1] = 1.0
+            obs[O_CALLABLE + 3 + card[4]] = 1.0
+        own = self.last_card[player]
+        if own >= 0:
+            card = self.cards[own]
+            obs[O_MY_LAST + card[0] - 1] = 1.0
+            obs[O_MY_LAST + 3 + card[2]] = 1.0
+        to_move = self.current_player()
+        phase = self.phase
+        if to_move != player:
+            obs[O_PHASE + 5] = 1.0
+        else:
+            obs[O_PHASE + (0, 5, 5, 1, 2, 3, 4, 5)[phase]] = 1.0
+            if phase == CHIPPING:
+                card = self.cards[self.chip_card]
+                obs[O_CHIP + card[0] - 1] = 1.0
+                obs[O_CHIP + (3 if card[1] == player else 4)] = 1.0
+                obs[O_CHIP_FACE + card[2]] = 1.0
+        obs[O_ROUND] = self.round / self.game.max_rounds
+        obs[O_TURN] = self.turn / TURNS_PER_ROUND
+        obs[O_FIRST] = float(self.first == player)
+        obs[O_SEAT] = float(player)
+        obs[O_PICKS] = self.picks / 6.0
+        obs[O_SIZES] = sum(hand) / 12.0
+        obs[O_SIZES + 1] = sum(self.hands[1 - player]) / 12.0
+        for i in self.forbidden:
+            obs[O_FORBIDDEN + i] = 1.0
+        if self.pending is not None and player == self.first:
+            colour, square = self.pending
+            obs[O_PENDING + (square - 1) * 6 + colour] = 1.0
+        for k, seat in enumerate((player, 1 - player)):
+            base = O_STATS + 4 * k
+            for j, value in enumerate((self.called_true[seat], self.called_lie[seat],
+                                       self.calls[seat], self.call_chances[seat])):
+                obs[base + j] = value / (value + 10.0)
+        return obs
+
+    # ----- notation ----------------------------------------------------------------------------
+    def action_to_string(self, action: int) -> str:
+        if self.phase == DEAL and 0 <= action < 6:
+            return f"deal {COLOURS[action]}"
+        if self.phase == FIRST and action in (0, 1):
+            return f"first player_{action}"
+        if 0 <= action < NUM_ACTIONS:
+            return ACTION_NAMES[action]
+        raise ValueError(f"outfoxed_v0: no action {action}")
+
+    def string_to_action(self, text: str) -> int:
+        if isinstance(text, str):
+            wanted = " ".join(text.split())
+            if self.phase == DEAL and wanted.startswith("deal ") and wanted[5:] in COLOUR_INDEX:
+                action = COLOUR_INDEX[wanted[5:]]
+                if action in self._cached_legal():
+                    return action
+            elif self.phase == FIRST and wanted in ("first player_0", "first player_1"):
+                return int(wanted[-1])
+            elif self.phase not in (DEAL, FIRST) and wanted in _NAME_TO_ACTION:
+                return _NAME_TO_ACTION[wanted]
+        return super().string_to_action(text)
+
+    # ----- equality, copying -------------------------------------------------------------------
+    def _full_key(self) -> Any:
+        return (
+            self.phase, self.picks, tuple(map(tuple, self.kept)), tuple(self.forbidden), tuple(self.foxes),
+            self.round, self.first, tuple(self.deck), self.dealt, tuple(map(tuple, self.hands)),
+            tuple(map(tuple, self.cards)), self.turn, tuple(self.last_card), self.chip_card,
+            self.chip_player, self.pending, tuple(self.called_true), tuple(self.called_lie),
+            tuple(self.calls), tuple(self.call_chances), tuple(self.moved), self.finished,
+            tuple(self.scores),
+        )
+
+    def clone(self) -> "OutfoxedState":
+        new = OutfoxedState.__new__(OutfoxedState)
+        new.__dict__.update(self.__dict__)
+        new._history = self._history[:]
+        new.kept = [self.kept[0][:], self.kept[1][:]]
+        new.forbidden = self.forbidden[:]
+        new.foxes = self.foxes[:]
+        new.deck = self.deck[:]
+        new.hands = [self.hands[0][:], self.hands[1][:]]
+        new.cards = [card[:] for card in self.cards]
+        new.last_card = self.last_card[:]
+        new.called_true = self.called_true[:]
+        new.called_lie = self.called_lie[:]
+        new.calls = self.calls[:]
+        new.call_chances = self.call_chances[:]
+        new.moved = self.moved[:]
+        new.scores = self.scores[:]
+        return new
+
+    # ----- pictures ----------------------------------------------------------------------------
+    def render_text(self, viewer: int | None = None) -> str:
+        from fox_envs.games.outfoxed_render import text_board
+
+        return text_board(self, viewer)
+
+    def __str__(self) -> str:
+        return self.render_text(None)
+
+    def render_rgb(self) -> np.ndarray:
+        from fox_envs.games.outfoxed_render import rgb_picture
+
+        return rgb_picture(self)
+
+
+_NAME_TO_ACTION = {name: i for i, name in enumerate(ACTION_NAMES)}

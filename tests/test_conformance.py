@@ -1,0 +1,351 @@
+"""Conformance suite: runs over every registered env id and param variant (SPEC 1.1, 1.2).
+
+A new game gets all of this by adding its ``GameEntry`` to the registry.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import math
+import pickle
+
+import gymnasium
+import numpy as np
+import pettingzoo
+import pytest
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, render_test, seed_test
+
+import fox_envs
+from fox_envs import CHANCE, TERMINAL, IllegalActionError, InvalidParameterError, InvalidStateError
+from fox_envs.core.registry import GAMES, env_module, state_from_json
+
+from conftest import conformance_cases, play_random_states
+
+CASES = conformance_cases()
+MALFORMED = [-1, 10**9, 1.5, 0.0, float("nan"), None, "0", True, np.float64(0.0), [0], np.array([0])]
+
+
+def make_env(env_id: str, params: dict, **kwargs):
+    return env_module(env_id).env(**params, **kwargs)
+
+
+def make_raw(env_id: str, params: dict, **kwargs):
+    return env_module(env_id).raw_env(**params, **kwargs)
+
+
+# ----- PettingZoo's own tests -----------------------------------------------------------------
+@pytest.mark.parametrize("env_id,params", CASES)
+def test_pettingzoo_api_test(env_id, params):
+    api_test(make_env(env_id, params), num_cycles=300)
+
+
+@pytest.mark.parametrize("env_id,params", CASES)
+def test_pettingzoo_seed_test(env_id, params):
+    seed_test(functools.partial(make_env, env_id, params), num_cycles=200)
+
+
+@pytest.mark.parametrize("env_id,params", CASES)
+def test_pettingzoo_render_test(env_id, params):
+    render_test(functools.partial(make_env, env_id, params))
+
+
+@pytest.mark.parametrize("env_id,params", CASES)
+def test_env_pickles_mid_game_and_continues_identically(env_id, params):
+    env = make_env(env_id, params)
+    env.reset(seed=3)
+    for _ in range(5):
+        obs, _, term, trunc, _ = env.last()
+        if term or trunc:
+            break
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    copy = pickle.loads(pickle.dumps(env))
+    assert copy.unwrapped.game_state == env.unwrapped.game_state
+    for _ in range(20):
+        obs_a, rew_a, term_a, trunc_a, _ = env.last()
+        obs_b, rew_b, term_b, trunc_b, _ = copy.last()
+        assert copy.agent_selection == env.agent_selection
+        np.testing.assert_array_equal(obs_a["observation"], obs_b["observation"])
+        np.testing.assert_array_equal(obs_a["action_mask"], obs_b["action_mask"])
+        assert (rew_a, term_a, trunc_a) == (rew_b, term_b, trunc_b)
+        if term_a or trunc_a:
+            break
+        action = int(np.flatnonzero(obs_a["action_mask"])[-1])
+        env.step(action)
+        copy.step(action)
+    pickle.loads(pickle.dumps(env.unwrapped.game_state))  # states pickle too
+
+
+# ----- random play invariants on the rules core -----------------------------------------------
+def check_state_invariants(state, full: bool) -> None:
+    game = state.game
+    player = state.current_player()
+    legal = state.legal_actions()
+    assert legal == sorted(set(legal))
+    mask = state.legal_actions_mask()
+    assert mask.dtype == np.int8 and mask.shape == (game.num_actions,)
+    assert np.flatnonzero(mask).tolist() == legal
+    if player == TERMINAL:
+        assert state.is_terminal() and legal == []
+    elif player == CHANCE:
+        outcomes = state.chance_outcomes()
+        assert [a for a, _ in outcomes] == legal
+        assert all(p > 0 for _, p in outcomes)
+        assert math.isclose(sum(p for _, p in outcomes), 1.0, abs_tol=1e-9)
+    else:
+        assert 0 <= player < game.num_players and legal, "a player to move must have a legal action"
+        assert state.chance_outcomes() == []
+    for seat in range(game.num_players):
+        obs = state.observation_tensor(seat)
+        assert obs.dtype == np.float32 and obs.shape == tuple(game.observation_shape)
+        assert np.all(np.isfinite(obs)) and obs.min() >= 0.0 and obs.max() <= 1.0
+    returns = state.returns()
+    assert returns.dtype == np.float64 and returns.shape == (game.num_players,)
+    if not state.is_terminal():
+        assert not returns.any()
+    elif game.zero_sum:
+        assert math.isclose(returns.sum(), 0.0, abs_tol=1e-9)
+    if full:
+        clone = state.clone()
+        assert clone == state and str(clone) == str(state)
+        for seat in range(game.num_players):
+            np.testing.assert_array_equal(clone.observation_tensor(seat), state.observation_tensor(seat))
+        loaded = state_from_json(state.to_json())
+        assert loaded == state and str(loaded) == str(state)
+        for action in legal:
+            text = state.action_to_string(action)
+            assert isinstance(text, str) and text
+            assert state.string_to_action(text) == action
+
+
+@pytest.mark.parametrize("env_id,params", CASES)
+def test_random_play_invariants_full_checks(env_id, params):
+    game = fox_envs.make_game(env_id, **params)
+    for seed in range(4):
+        previous = None
+        for state in play_random_states(game, seed):
+            check_state_invariants(state, full=True)
+            if previous is not None:  # a clone taken before the move did not change with it
+                assert len(previous.history()) == len(state.history()) - 1
+            previous = state.clone()
+
+
+@pytest.mark.parametrize("env_id,params", CASES)
+def test_random_play_invariants_many_games(env_id, params):
+    game = fox_envs.make_game(env_id, **params)
+    for seed in range(100, 130):
+        for state in play_random_states(game, seed):
+            check_state_invariants(state, full=False)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("env_id,params", CASES)
+def test_random_play_invariants_thousand_games(env_id, params):
+    game = fox_envs.make_game(env_id, **params)
+    for seed in range(1000, 2000):
+        for index, state in enumerate(play_random_states(game, seed)):
+            check_state_invariants(state, full=(index % 7 == 0))
+
+
+@pytest.mark.parametrize("env_id,params", CASES)
+def test_env_games_end_within_max_moves_with_correct_rewards(env_id, params):
+    for max_moves in (None, 7):
+        env = make_env(env_id, params, max_moves=max_moves)
+        limit = env.unwrapped.max_moves
+        for seed in range(5):
+            env.reset(seed=seed)
+            decisions = 0
+            final = {}
+            rng = np.random.default_rng(seed)
+            for agent in env.agent_iter(max_iter=10 * limit + 100):
+                obs, reward, term, trunc, info = env.last()
+                if term or trunc:
+                    final[agent] = reward
+                    env.step(None)
+                    continue
+                mask = obs["action_mask"]
+                assert mask.any()
+                env.step(int(rng.choice(np.flatnonzero(mask))))
+                decisions += 1
+            assert not env.agents, "every agent leaves the env at the end"
+            assert decisions <= limit
+            raw = env.unwrapped
+            state = raw.game_state
+            if state.is_terminal():
+                np.testing.assert_allclose([final[a] for a in raw.possible_agents], state.returns())
+            else:
+                assert decisions == limit and all(raw.truncations.values())
+                assert all(final[a] == 0.0 for a in raw.possible_agents)
+
+
+# ----- bad input ------------------------------------------------------------------------------
+@pytest.mark.parametrize("env_id,params", CASES)
+def test_illegal_and_malformed_actions_raise_and_leave_state_untouched(env_id, params):
+    game = fox_envs.make_game(env_id, **params)
+    for state in play_random_states(game, seed=5):
+        if state.is_terminal() or state.move_number() > 12:
+            break
+        before = state.clone()
+        legal = set(state.legal_actions())
+        illegal = [a for a in range(game.num_actions) if a not in legal][:3]
+        for action in MALFORMED + illegal:
+            with pytest.raises(IllegalActionError) as error:
+                state.apply_action(action)
+            assert state == before
+            message = str(error.value)
+            assert env_id in message and ("legal" in message)
+        with pytest.raises(IllegalActionError):
+            state.string_to_action("no such move")
+
+
+@pytest.mark.parametrize("env_id,params", CASES)
+def test_numpy_integer_actions_are_accepted(env_id, params):
+    game = fox_envs.make_game(env_id, **params)
+    state = game.new_initial_state()
+    for kind in (np.int64, np.int32, np.uint16):
+        if state.is_terminal():
+            break
+        state.apply_action(kind(state.legal_actions()[0]))
+    state.apply_action(np.array(state.legal_actions()[0])) if not state.is_terminal() else None
+
+
+@pytest.mark.parametrize("env_id,params", CASES)
+def test_raw_env_raises_on_illegal_action_and_changes_nothing(env_id, params):
+    env = make_raw(env_id, params)
+    env.reset(seed=0)
+    agent = env.agent_selection
+    history = env.game_state.history()
+    for action in MALFORMED + [env.game.num_actions]:
+        with pytest.raises(IllegalActionError):
+            env.step(action)
+    assert env.game_state.history() == history and env.agent_selection == agent
+    assert not any(env.terminations.values())
+
+
+@pytest.mark.parametrize("env_id,params", CASES)
+@pytest.mark.parametrize("bad_action", [-1, float("nan"), None, 10**6, "x"])
+def test_wrapped_env_ends_game_with_minus_one_for_offender(env_id, params, bad_action):
+    env = make_env(env_id, params)
+    env.reset(seed=0)
+    offender = env.agent_selection
+    env.step(bad_action)
+    assert all(env.terminations.values())
+    for agent in env.possible_agents:
+        expected = -1.0 if agent == offender else 0.0
+        assert env.rewards[agent] == expected
+        assert env.infos[agent]["illegal_action_by"] == offender
+    assert env.infos[offender]["illegal_action"] is True
+    for agent in env.agent_iter():
+        env.step(None)
+    assert not env.agents
+
+
+@pytest.mark.parametrize("env_id,params", CASES)
+def test_mask_is_zero_for_agents_not_to_move(env_id, params):
+    env = make_env(env_id, params)
+    env.reset(seed=1)
+    for agent in env.possible_agents:
+        mask = env.observe(agent)["action_mask"]
+        assert mask.any() == (agent == env.agent_selection)
+    assert env.observation_space("player_0") is env.observation_space("player_0")
+
+
+@pytest.mark.parametrize("env_id", fox_envs.ENV_IDS)
+def test_bad_params_raise_clear_errors(env_id):
+    with pytest.raises(InvalidParameterError, match="no_such_param"):
+        fox_envs.make(env_id, no_such_param=1)
+    with pytest.raises(InvalidParameterError, match="no_such_param"):
+        fox_envs.make_game(env_id, no_such_param=1)
+    for bad in (0, -3, 2.5, "10", True):
+        with pytest.raises(InvalidParameterError, match="max_moves"):
+            fox_envs.make(env_id, max_moves=bad)
+    with pytest.raises(InvalidParameterError, match="render_mode"):
+        fox_envs.make(env_id, render_mode="video")
+    for name, param in GAMES[env_id] and fox_envs.make_game(env_id).PARAMS.items():
+        for bad in ("nonsense", -99, 3.5, None, [1, 2]):
+            try:
+                param.check(bad)
+            except (ValueError, TypeError, AttributeError):
+                with pytest.raises(InvalidParameterError, match=name):
+                    fox_envs.make_game(env_id, **{name: bad})
+
+
+@pytest.mark.parametrize("env_id", fox_envs.ENV_IDS)
+def test_corrupt_saved_states_raise_clear_errors(env_id):
+    state = fox_envs.make_game(env_id).new_initial_state()
+    good = json.loads(state.to_json())
+    bad_texts = [
+        "{not json", "[]", json.dumps({"game": env_id}),
+        json.dumps({**good, "game": "chess_v0"}),
+        json.dumps({**good, "params": {"no_such_param": 1}}),
+        json.dumps({**good, "history": [10**6]}),
+        json.dumps({**good, "history": "0,1"}),
+        json.dumps({**good, "history": [0.5]}),
+    ]
+    for text in bad_texts:
+        with pytest.raises(InvalidStateError):
+            state_from_json(text)
+    assert issubclass(InvalidStateError, ValueError)
+
+
+# ----- names, registries, the Gymnasium view -------------------------------------------------
+@pytest.mark.parametrize("env_id", fox_envs.ENV_IDS)
+def test_make_by_name_and_pettingzoo_registry(env_id):
+    env = fox_envs.make(env_id)
+    assert type(env.unwrapped) is env_module(env_id).raw_env
+    assert env.metadata["name"] == env_id
+    pz = pettingzoo.make("aec", "fox_envs/" + env_id.replace("_v", "-v"))
+    assert type(pz.unwrapped) is env_module(env_id).raw_env
+    game = fox_envs.make_game(env_id)
+    assert game.name == env_id and game.new_initial_state().game == game
+
+
+@pytest.mark.parametrize("env_id", fox_envs.ENV_IDS)
+def test_gymnasium_view_passes_check_env_and_reports_masks(env_id):
+    gym_id = "fox_envs/" + GAMES[env_id].gym_id
+    env = gymnasium.make(gym_id, opponent="random")
+    check_env(env.unwrapped, skip_render_check=True)
+    obs, info = env.reset(seed=4)
+    assert env.observation_space.contains(obs)
+    masks = env.get_wrapper_attr("action_masks")()
+    assert masks.dtype == bool and masks.any()
+    np.testing.assert_array_equal(masks, info["action_mask"].astype(bool))
+    total, done, steps = 0.0, False, 0
+    while not done:
+        action = int(np.flatnonzero(env.get_wrapper_attr("action_masks")())[0])
+        obs, reward, term, trunc, info = env.step(action)
+        total += reward
+        done = term or trunc
+        steps += 1
+    assert steps <= env.unwrapped.max_moves
+    env.reset(seed=4)
+    unmasked = np.flatnonzero(~env.get_wrapper_attr("action_masks")())
+    illegal = int(unmasked[0]) if len(unmasked) else env.unwrapped.game.num_actions
+    _, reward, term, _, info = env.step(illegal)
+    assert reward == -1.0 and term and info["illegal_action"] is True
+    strict = gymnasium.make(gym_id, opponent="heuristic", illegal_action="raise")
+    strict.reset(seed=1)
+    with pytest.raises(IllegalActionError):
+        strict.step(-5)
+
+
+@pytest.mark.parametrize("env_id", fox_envs.ENV_IDS)
+def test_gymnasium_view_is_reproducible_from_seed(env_id):
+    gym_id = "fox_envs/" + GAMES[env_id].gym_id
+
+    def trajectory():
+        env = gymnasium.make(gym_id, opponent="random")
+        obs, info = env.reset(seed=11)
+        out = [obs.copy()]
+        done = False
+        while not done:
+            mask = info["action_mask"]
+            obs, reward, term, trunc, info = env.step(int(np.flatnonzero(mask)[-1]))
+            out.append(obs.copy())
+            done = term or trunc
+        return out
+
+    first, second = trajectory(), trajectory()
+    assert len(first) == len(second)
+    for a, b in zip(first, second):
+        np.testing.assert_array_equal(a, b)
