@@ -34,7 +34,8 @@ GAMES: dict[str, GameEntry] = {
         GameEntry("bye_bye_mr_fox_v0", "fox_envs.games.bye_bye_mr_fox:ByeByeMrFoxGame", "ByeByeMrFox-v0",
                   "fox_envs.agents.bye_bye_mr_fox:ByeByeMrFoxHeuristic",
                   ({}, {"num_players": 1}, {"num_players": 4, "egg_tokens": 12}, {"egg_tokens": 14})),
-        # outfoxed_v0 entry goes here
+        GameEntry("outfoxed_v0", "fox_envs.games.outfoxed:OutfoxedGame", "Outfoxed-v0",
+                  "fox_envs.agents.outfoxed:OutfoxedHeuristic", ({}, {"max_rounds": 2})),
     ]
 }
 

@@ -1,0 +1,166 @@
+"""Outfoxed heuristic, using only ``state.information(player)`` and the legal actions.
+
+* Scoring picks: three of one (random) colour, whenever that is still allowed.
+* Value of a table: run the round-end movement on the visible chips and score
+  ``sum((mine[c] - theirs[c]) * position[c])``, where ``theirs`` is a guess at the opponent's
+  scoring cards from the colours it declared this round, plus a bonus/malus when a fox finishes.
+* Put: every (card, square, declaration) is scored by that value; a lie is discounted by the
+  chance the opponent calls it (its observed call rate) times what it would lose when the
+  opponent re-chips it, a true card gets a small bonus for the same chance (a wrong call gives
+  us a chip). So it mostly declares truly and bluffs where it pays.
+* Call: when P(lie) * gain from re-chipping > P(truth) * loss of our own card, where P(truth)
+  combines the opponent's revealed honesty with the chance it held that colour at all, given
+  the cards we can see (our hand and kept cards, face-up cards, our face-down cards).
+* Chip and special-turn show: the colour / card and square of best value.
+"""
+from __future__ import annotations
+
+from fox_envs.agents.base import SeededAgent
+from fox_envs.games.outfoxed import (
+    CALL, CHIP0, FINISH, KEEP0, PASS, PUT0, SHOW0, OutfoxedInfo, OutfoxedState,
+)
+
+TRUTH_BONUS = 0.6  # value of the chip we choose when the opponent wrongly calls a true card
+FINISH_BONUS = 4.0  # extra value of ending the game while (probably) ahead
+
+
+def _winner(counts: list[int]) -> int:
+    """The colour that moves from a square (same rule as the game), -1 for none."""
+    for n in sorted(set(counts), reverse=True):
+        if n == 0:
+            return -1
+        if counts.count(n) == 1:
+            return counts.index(n)
+    return -1
+
+
+class OutfoxedHeuristic(SeededAgent):
+    name = "heuristic"
+
+    def act(self, state: OutfoxedState, player: int) -> int:  # type: ignore[override]
+        info = state.information(player)
+        legal = state.legal_actions()
+        self._foxes = info.foxes
+        if info.phase == "keep":
+            return self._keep(info, legal)
+        weights = self._weights(info)
+        counts = self._counts(info)
+        if info.phase == "put":
+            return self._put(info, legal, weights, counts)
+        if info.phase == "call":
+            return self._call(info, weights, counts)
+        if info.phase == "chip":
+            card = info.table[info.chip_card]
+            return self._best(legal, lambda a: self._value_moved(counts, weights, card.square, card.colour, a - CHIP0))
+        # special turn: show a card face up
+        return self._best(legal, lambda a: self._value_added(counts, weights, (a - SHOW0) // 6 + 1, (a - SHOW0) % 6))
+
+    # ----- helpers ---------------------------------------------------------------------------
+    def _best(self, actions: list[int], score) -> int:
+        best: list[int] = []
+        best_score = None
+        for action in actions:
+            value = score(action)
+            if best_score is None or value > best_score + 1e-9:
+                best, best_score = [action], value
+            elif abs(value - best_score) <= 1e-9:
+                best.append(action)
+        return self.choose(best)
+
+    def _keep(self, info: OutfoxedInfo, legal: list[int]) -> int:
+        kept = [KEEP0 + c for c in range(6) if info.kept[c]]
+        if kept and kept[0] in legal:
+            return kept[0]
+        return self.choose(legal)
+
+    @staticmethod
+    def _weights(info: OutfoxedInfo) -> list[float]:
+        """Our kept cards minus a guess of the opponent's (from its declarations this round)."""
+        declared = [1.0] * 6
+        for card in info.table:
+            if card.owner != info.player and card.declared >= 0:
+                declared[card.declared] += 1.0
+        total = sum(declared)
+        return [info.kept[c] - 3.0 * declared[c] / total for c in range(6)]
+
+    @staticmethod
+    def _counts(info: OutfoxedInfo) -> list[list[int]]:
+        counts = [[0] * 6 for _ in range(4)]
+        for card in info.table:
+            counts[card.square][card.colour] += 1
+        return counts
+
+    def _value(self, counts: list[list[int]], weights: list[float]) -> float:
+        foxes = list(self._foxes)
+        finished = False
+        for square in (1, 2, 3):
+            colour = _winner(counts[square])
+            if colour >= 0:
+                foxes[colour] = min(FINISH, foxes[colour] + square)
+                if foxes[colour] == FINISH:
+                    finished = True
+                    break
+        value = sum(w * f for w, f in zip(weights, foxes))
+        if finished:
+            value += FINISH_BONUS if value > 0 else -FINISH_BONUS
+        return value
+
+    def _value_added(self, counts, weights, square: int, colour: int) -> float:
+        counts[square][colour] += 1
+        value = self._value(counts, weights)
+        counts[square][colour] -= 1
+        return value
+
+    def _value_moved(self, counts, weights, square: int, old: int, new: int) -> float:
+        counts[square][old] -= 1
+        counts[square][new] += 1
+        value = self._value(counts, weights)
+        counts[square][new] -= 1
+        counts[square][old] += 1
+        return value
+
+    def _put(self, info: OutfoxedInfo, legal: list[int], weights, counts) -> int:
+        opponent = 1 - info.player
+        p_call = (info.calls[opponent] + 1.0) / (info.call_chances[opponent] + 2.0)
+        their_colour = min(range(6), key=lambda c: (weights[c], c))  # what a caller would chip
+        added = {}
+        for s in (1, 2, 3):
+            for d in range(6):
+                added[s, d] = self._value_added(counts, weights, s, d)
+        scarce = [info.hand[c] for c in range(6)]
+
+        def score(action: int) -> float:
+            code = action - PUT0
+            square, colour, declared = code // 36 + 1, code % 36 // 6, code % 6
+            value = added[square, declared]
+            if colour != declared:
+                value -= p_call * (value - added[square, their_colour])
+            else:
+                value += p_call * TRUTH_BONUS
+            # Keep cards of our own colours for later true declarations.
+            value -= 0.15 * max(weights[colour], 0.0) / scarce[colour]
+            return value
+
+        return self._best(legal, score)
+
+    def _call(self, info: OutfoxedInfo, weights, counts) -> int:
+        target = info.table[info.callable_card]
+        own = info.table[info.my_last_card]
+        opponent = 1 - info.player
+        declared = target.colour
+        seen = [0] * 6
+        for card in info.table:
+            if card.face >= 0 and card is not target:
+                seen[card.face] += 1
+        unseen = [10 - info.kept[c] - info.hand[c] - seen[c] for c in range(6)]
+        pool = max(sum(unseen), 1)
+        drawn = info.opponent_hand_size + 1
+        p_held = 1.0 - (1.0 - max(unseen[declared], 0) / pool) ** drawn
+        honesty = (info.called_true[opponent] + 2.0) / (info.called_true[opponent] + info.called_lie[opponent] + 3.0)
+        p_true = honesty * p_held
+        current = self._value(counts, weights)
+        best_chip = max(self._value_moved(counts, weights, target.square, declared, c) for c in range(6))
+        their_colour = min(range(6), key=lambda c: (weights[c], c))
+        after_truth = self._value_moved(counts, weights, own.square, own.colour, their_colour)
+        gain = (1.0 - p_true) * (best_chip - current) - p_true * (current - after_truth + TRUTH_BONUS * 0.5)
+        return CALL if gain > 1e-9 else PASS

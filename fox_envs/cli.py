@@ -1,0 +1,418 @@
+"""The command line: ``python -m fox_envs`` (also the ``fox-envs`` console script).
+
+Commands: ``list``, ``play``, ``arena``, ``tournament``, ``replay``, ``bench``; ``--help`` on
+each. ``main(argv)`` returns the exit code (0 ok, 1 game abandoned, 2 bad arguments).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from fox_envs.core.errors import IllegalActionError
+from fox_envs.core.game import CHANCE, TERMINAL, sample_chance
+from fox_envs.core.registry import ENV_IDS, entry, make_game
+
+HUMAN = "human"
+
+
+# ----- helpers ---------------------------------------------------------------------------------
+def parse_params(items: Sequence[str] | None) -> dict[str, Any]:
+    """``["num_players=3", "ordered_rows=true"]`` -> params (values read as JSON, else text)."""
+    params: dict[str, Any] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"bad --param {item!r}: write name=value")
+        if value in ("True", "False"):
+            params[key] = value == "True"
+            continue
+        try:
+            params[key] = json.loads(value)
+        except ValueError:
+            params[key] = value
+    return params
+
+
+class Progress:
+    """A plain-text progress bar on stderr (no dependency)."""
+
+    def __init__(self, label: str, stream=None, width: int = 30) -> None:
+        self.label, self.width = label, width
+        self.stream = stream if stream is not None else sys.stderr
+        self.shown = -1
+        self.start = time.perf_counter()
+
+    def __call__(self, done: int, total: int) -> None:
+        filled = self.width * done // total if total else self.width
+        if filled == self.shown and done != total:
+            return
+        self.shown = filled
+        bar = "#" * filled + "-" * (self.width - filled)
+        elapsed = time.perf_counter() - self.start
+        end = "\n" if done == total else ""
+        self.stream.write(f"\r{self.label} [{bar}] {done}/{total} games {elapsed:.1f}s{end}")
+        self.stream.flush()
+
+
+def _add_game_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--param", action="append", metavar="NAME=VALUE",
+                        help="a game parameter (repeatable), e.g. --param num_players=3; values are JSON")
+    parser.add_argument("--max-moves", type=int, default=None,
+                        help="truncate after this many player decisions (default: the game's)")
+
+
+def _add_match_options(parser: argparse.ArgumentParser, games: int) -> None:
+    _add_game_options(parser)
+    parser.add_argument("--games", type=int, default=games, help=f"games per match (default {games})")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    parser.add_argument("--seed", type=int, default=0, help="match seed (default 0)")
+    parser.add_argument("--rotation", choices=("permutations", "cyclic"), default="permutations",
+                        help="seat rotation: all n! seat orders (default) or the n cyclic shifts")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="fox-envs", description="fox_envs: play, evaluate and replay the fox games.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("list", help="games, their params, and agents")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+
+    p = sub.add_parser("play", help="play in the terminal against agents")
+    p.add_argument("env", metavar="ENV", help="env id, e.g. xceter_o_v0")
+    p.add_argument("--seats", default=None,
+                   help="one agent per seat, comma separated: human, random, heuristic, mcts:..., module:callable "
+                        "(default: human in seat 0, heuristic elsewhere)")
+    p.add_argument("--seed", type=int, default=None, help="seed for chance and the agents (default: random)")
+    _add_game_options(p)
+
+    p = sub.add_parser("arena", help="a match between agents with seats rotated")
+    p.add_argument("env", metavar="ENV")
+    p.add_argument("agents", metavar="AGENT", nargs="+", help="one per seat (or one for every seat)")
+    _add_match_options(p, games=100)
+    p.add_argument("--out", help="write the results as JSON here")
+    p.add_argument("--record-dir", help="save every game record (JSON) in this directory")
+
+    p = sub.add_parser("tournament", help="round robin with ratings and a cross table")
+    p.add_argument("env", metavar="ENV")
+    p.add_argument("agents", metavar="AGENT", nargs="+")
+    _add_match_options(p, games=50)
+    p.add_argument("--bootstrap", type=int, default=200, help="bootstrap samples for rating intervals (default 200)")
+    p.add_argument("--out", help="write the results as JSON here")
+    p.add_argument("--csv", help="write ratings and cross table as CSV here")
+    p.add_argument("--plot", help="save a ratings plot (PNG) here, if matplotlib is installed")
+
+    p = sub.add_parser("replay", help="step through a saved game record")
+    p.add_argument("file", metavar="FILE", help="a game record (arena --record-dir) or a State.to_json file")
+    p.add_argument("--gif", help="write an animated GIF of the rgb_array frames here")
+    p.add_argument("--duration", type=int, default=700, help="GIF milliseconds per frame (default 700)")
+    p.add_argument("--step", action="store_true", help="wait for Enter between boards")
+    p.add_argument("--quiet", action="store_true", help="print only the summary (with --gif)")
+
+    p = sub.add_parser("bench", help="random-play steps per second of the public env() per game")
+    p.add_argument("envs", metavar="ENV", nargs="*", help="env ids (default: all)")
+    p.add_argument("--steps", type=int, default=20000, help="steps per env (default 20000)")
+    p.add_argument("--seed", type=int, default=0)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    command = {"list": cmd_list, "play": cmd_play, "arena": cmd_arena, "tournament": cmd_tournament,
+               "replay": cmd_replay, "bench": cmd_bench}[args.command]
+    try:
+        return command(args)
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+    except (ValueError, OSError) as error:  # InvalidParameterError, IllegalActionError, ... are ValueErrors
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+# ----- list ----------------------------------------------------------------------------------------
+AGENT_HELP = [
+    ("random", "uniformly random legal move"),
+    ("heuristic", "the game's hand-written heuristic"),
+    ("mcts[:simulations=200,c=1.4,rollout=random|heuristic,rollout_limit=200]", "UCT search on the rules core"),
+    ("module:callable", "your factory, called as factory(env_id=..., seed=...)"),
+    ("path/to/policy.json|.npz|.pkl", "a saved policy file (docs/evaluation.md)"),
+    ("human", "you, at the terminal (play only)"),
+]
+
+
+def describe_games() -> list[dict[str, Any]]:
+    games = []
+    for env_id in ENV_IDS:
+        try:
+            game = make_game(env_id)
+        except Exception as error:  # a game under construction must not break `list`
+            games.append({"env_id": env_id, "error": str(error)})
+            continue
+        games.append({
+            "env_id": env_id, "players": game.num_players, "actions": game.num_actions,
+            "zero_sum": game.zero_sum, "perfect_information": game.perfect_information,
+            "max_moves_default": game.max_moves_default, "gym_id": "fox_envs/" + entry(env_id).gym_id,
+            "params": {name: {"default": p.default, "allowed": p.allowed} for name, p in type(game).PARAMS.items()},
+        })
+    return games
+
+
+def cmd_list(args) -> int:
+    games = describe_games()
+    if args.json:
+        print(json.dumps({"games": games, "agents": [name for name, _ in AGENT_HELP]}, indent=1))
+        return 0
+    print("games:")
+    for g in games:
+        if "error" in g:
+            print(f"  {g['env_id']}: cannot load ({g['error']})")
+            continue
+        kind = "zero-sum" if g["zero_sum"] else "cooperative"
+        info = "perfect information" if g["perfect_information"] else "hidden information"
+        print(f"  {g['env_id']}  ({g['gym_id']}): {g['players']} players, {kind}, {info}, "
+              f"{g['actions']} actions, max_moves {g['max_moves_default']}")
+        for name, p in g["params"].items():
+            print(f"      --param {name}={json.dumps(p['default'])}   allowed: {p['allowed']}")
+    print("agents:")
+    for name, text in AGENT_HELP:
+        print(f"  {name:<72} {text}")
+    return 0
+
+
+# ----- play ----------------------------------------------------------------------------------------
+def _ask_human(state, player: int, out) -> int | None:
+    """Read a legal move for ``player`` from stdin (notation or list number); None on EOF/quit."""
+    legal = state.legal_actions()
+    names = [state.action_to_string(a) for a in legal]
+
+    def show_moves() -> None:
+        print(f"legal moves for player_{player} (type the move or its number; 'help', 'board', 'quit'):", file=out)
+        items = [f"{i + 1:>3}) {name}" for i, name in enumerate(names)]
+        width = max(len(item) for item in items) + 2
+        per_line = max(1, 80 // width)
+        for start in range(0, len(items), per_line):
+            print("".join(item.ljust(width) for item in items[start:start + per_line]).rstrip(), file=out)
+
+    print(state.render_text(viewer=player), file=out)
+    show_moves()
+    while True:
+        print(f"player_{player}> ", end="", file=out, flush=True)
+        line = sys.stdin.readline()
+        if not line:
+            print("\nend of input: game abandoned", file=out)
+            return None
+        text = line.strip()
+        if not text:
+            print("please type a move (or 'help')", file=out)
+            continue
+        lowered = text.lower()
+        if lowered in ("quit", "exit", "q"):
+            print("game abandoned", file=out)
+            return None
+        if lowered in ("help", "?", "moves"):
+            show_moves()
+            continue
+        if lowered == "board":
+            print(state.render_text(viewer=player), file=out)
+            continue
+        if text in names:
+            return legal[names.index(text)]
+        folded = [i for i, name in enumerate(names) if name.lower() == lowered]
+        if len(folded) == 1:
+            return legal[folded[0]]
+        if text.isdigit():
+            number = int(text)
+            if 1 <= number <= len(legal):
+                return legal[number - 1]
+            print(f"no move number {number}: choose 1..{len(legal)}", file=out)
+            continue
+        try:
+            action = state.string_to_action(text)
+            print(f"{text!r} is not legal now; legal moves: {', '.join(names[:12])}"
+                  f"{' ...' if len(names) > 12 else ''}", file=out)
+        except IllegalActionError:
+            print(f"{text!r} is not a move of {state.game.name}; type one of: {', '.join(names[:12])}"
+                  f"{' ...' if len(names) > 12 else ''} (or its number, or 'help')", file=out)
+
+
+def cmd_play(args) -> int:
+    from fox_envs.agents.registry import make_agent
+
+    out = sys.stdout
+    game = make_game(args.env, **parse_params(args.param))
+    n = game.num_players
+    seats = [s.strip() for s in args.seats.split(",")] if args.seats else [HUMAN] + ["heuristic"] * (n - 1)
+    if len(seats) != n:
+        raise ValueError(f"{args.env} with these params has {n} seats: give {n} comma-separated --seats, got {len(seats)}")
+    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().generate_state(1)[0])
+    children = np.random.SeedSequence(seed).spawn(n + 1)
+    rng = np.random.default_rng(children[0])
+    agents = [None if spec == HUMAN else make_agent(spec, args.env, seed=int(children[k + 1].generate_state(1)[0]))
+              for k, spec in enumerate(seats)]
+    humans = [k for k, spec in enumerate(seats) if spec == HUMAN]
+    viewer = humans[0] if len(humans) == 1 else None
+    public = game.perfect_information  # with hidden information only the boards are shown
+    max_moves = args.max_moves if args.max_moves is not None else game.max_moves_default
+    print(f"{args.env} {json.dumps(game.params, sort_keys=True)}, seed {seed}: "
+          + ", ".join(f"player_{k} = {spec}" for k, spec in enumerate(seats)), file=out)
+    state = game.new_initial_state()
+    decisions = 0
+    while True:
+        player = state.current_player()
+        if player == TERMINAL:
+            break
+        if player == CHANCE:
+            action = sample_chance(state, rng)
+            if public:
+                print(f"chance: {state.action_to_string(action)}", file=out)
+            state.apply_action(action)
+            continue
+        if decisions >= max_moves:
+            print(f"max_moves ({max_moves}) reached: the game is truncated (a draw)", file=out)
+            break
+        if agents[player] is None:
+            action = _ask_human(state, player, out)
+            if action is None:
+                return 1
+            print(f"player_{player} plays {state.action_to_string(action)}", file=out)
+        else:
+            action = agents[player].act(state, player)
+            shown = state.action_to_string(action) if public or player == viewer else "(hidden)"
+            print(f"player_{player} ({seats[player]}) plays {shown}", file=out)
+        state.apply_action(action)
+        decisions += 1
+    print(state.render_text(viewer=None if state.is_terminal() else viewer), file=out)
+    returns = state.returns() if state.is_terminal() else np.zeros(n)
+    print("result: " + ", ".join(f"player_{k} ({seats[k]}) {r:+g}" for k, r in enumerate(returns)), file=out)
+    return 0
+
+
+# ----- arena / tournament --------------------------------------------------------------------------
+def cmd_arena(args) -> int:
+    from fox_envs.evaluation import evaluate
+
+    params = parse_params(args.param)
+    progress = None if args.quiet else Progress(args.env)
+    start = time.perf_counter()
+    result = evaluate(args.env, args.agents, args.games, args.seed, args.workers, params=params,
+                      max_moves=args.max_moves, rotation=args.rotation, keep_records=bool(args.record_dir),
+                      progress=progress)
+    print(result.summary())
+    if args.out:
+        Path(args.out).write_text(json.dumps(result.to_dict(), indent=1) + "\n", encoding="utf-8")
+        print(f"results written to {args.out}", file=sys.stderr)
+    if args.record_dir:
+        directory = Path(args.record_dir)
+        directory.mkdir(parents=True, exist_ok=True)
+        for record in result.records:
+            record.save(directory / f"game_{record.game_index:05d}.json")
+        print(f"{len(result.records)} game records written to {directory}", file=sys.stderr)
+    print(f"elapsed {time.perf_counter() - start:.1f}s with {args.workers} worker(s)", file=sys.stderr)
+    return 0
+
+
+def cmd_tournament(args) -> int:
+    from fox_envs.evaluation import plot_ratings, round_robin
+
+    progress = None if args.quiet else Progress(f"{args.env} round robin")
+    result = round_robin(args.env, args.agents, args.games, args.seed, args.workers, params=parse_params(args.param),
+                         max_moves=args.max_moves, bootstrap=args.bootstrap, rotation=args.rotation, progress=progress)
+    print(result.summary())
+    result.save(args.out, args.csv)
+    for path in (args.out, args.csv):
+        if path:
+            print(f"written {path}", file=sys.stderr)
+    if args.plot:
+        if plot_ratings(result, args.plot):
+            print(f"plot written to {args.plot}", file=sys.stderr)
+        else:
+            print("matplotlib is not installed: no plot (pip install matplotlib)", file=sys.stderr)
+    return 0
+
+
+# ----- replay --------------------------------------------------------------------------------------
+def cmd_replay(args) -> int:
+    from fox_envs.evaluation.records import GameRecord, replay_states
+
+    record = GameRecord.load(args.file)
+    states = replay_states(record)
+    final = states[-1]
+    print(f"{record.game} {json.dumps(record.params, sort_keys=True)}: {len(record.history)} actions"
+          + (f", seed {record.seed} game {record.game_index}" if record.seed is not None else "")
+          + (f", seats {', '.join(record.agents)}" if record.agents else ""))
+    if not args.quiet:
+        for index, state in enumerate(states):
+            if index:
+                before = states[index - 1]
+                mover = before.current_player()
+                who = "chance" if mover == CHANCE else f"player_{mover}"
+                print(f"\n{index}. {who}: {before.action_to_string(record.history[index - 1])}")
+            print(state.render_text())
+            if args.step and index < len(states) - 1:
+                print("[Enter: next board]", end="", flush=True)
+                if not sys.stdin.readline():
+                    args.step = False
+    if final.is_terminal():
+        returns = [float(r) for r in final.returns()]
+        print("result: " + ", ".join(f"player_{k} {r:+g}" for k, r in enumerate(returns)))
+        if record.returns and not record.truncated and record.returns != returns:
+            print(f"warning: recorded returns {record.returns} differ from the replay's {returns}", file=sys.stderr)
+    else:
+        print("result: not finished" + (" (truncated at max_moves)" if record.truncated else ""))
+    if args.gif:
+        from PIL import Image
+
+        frames = [Image.fromarray(state.render_rgb()) for state in states]
+        frames[0].save(args.gif, save_all=True, append_images=frames[1:], duration=args.duration, loop=0)
+        print(f"{len(frames)} frames written to {args.gif}", file=sys.stderr)
+    return 0
+
+
+# ----- bench ---------------------------------------------------------------------------------------
+def random_play_steps_per_second(env_id: str, steps: int, seed: int = 0) -> float:
+    """Steps per second of the public ``env()`` under random play (agent_iter / last /
+    sample from the mask / step), resetting after each game."""
+    from fox_envs.core.registry import make
+
+    env = make(env_id)
+    rng = np.random.default_rng(seed)
+    done = 0
+    episode = 0
+    start = time.perf_counter()
+    while done < steps:
+        env.reset(seed=seed + episode)
+        episode += 1
+        for agent in env.agent_iter():
+            observation, _, termination, truncation, _ = env.last()
+            if termination or truncation:
+                action = None
+            else:
+                legal = np.flatnonzero(observation["action_mask"])
+                action = int(legal[rng.integers(len(legal))])
+            env.step(action)
+            done += 1
+            if done >= steps:
+                break
+    return done / (time.perf_counter() - start)
+
+
+def cmd_bench(args) -> int:
+    env_ids = args.envs or list(ENV_IDS)
+    for env_id in env_ids:
+        entry(env_id)
+    print(f"random play through env(), {args.steps} steps each")
+    for env_id in env_ids:
+        rate = random_play_steps_per_second(env_id, args.steps, args.seed)
+        print(f"  {env_id:<20} {rate:>10,.0f} steps/s")
+    return 0
