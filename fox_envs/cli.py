@@ -49,14 +49,20 @@ class Progress:
         self.start = time.perf_counter()
 
     def __call__(self, done: int, total: int) -> None:
-        filled = self.width * done // total if total else self.width
+        tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        steps = self.width if tty else 10  # not a terminal: one line per 10 %
+        filled = steps * done // total if total else steps
         if filled == self.shown and done != total:
             return
         self.shown = filled
-        bar = "#" * filled + "-" * (self.width - filled)
+        bar_fill = self.width * done // total if total else self.width
+        bar = "#" * bar_fill + "-" * (self.width - bar_fill)
         elapsed = time.perf_counter() - self.start
-        end = "\n" if done == total else ""
-        self.stream.write(f"\r{self.label} [{bar}] {done}/{total} games {elapsed:.1f}s{end}")
+        text = f"{self.label} [{bar}] {done}/{total} games {elapsed:.1f}s"
+        if tty:
+            self.stream.write("\r" + text + ("\n" if done == total else ""))
+        else:
+            self.stream.write(text + "\n")
         self.stream.flush()
 
 
@@ -141,13 +147,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 # ----- list ----------------------------------------------------------------------------------------
-AGENT_HELP = [
-    ("random", "uniformly random legal move"),
-    ("heuristic", "the game's hand-written heuristic"),
-    ("mcts[:simulations=200,c=1.4,rollout=random|heuristic,rollout_limit=200]", "UCT search on the rules core"),
-    ("module:callable", "your factory, called as factory(env_id=..., seed=...)"),
-    ("path/to/policy.json|.npz|.pkl", "a saved policy file (docs/evaluation.md)"),
-    ("human", "you, at the terminal (play only)"),
+AGENT_HELP = [  # (name, syntax, description)
+    ("random", "random", "uniformly random legal move"),
+    ("heuristic", "heuristic", "the game's hand-written heuristic"),
+    ("mcts", "mcts[:simulations=200,c=1.4,rollout=random|heuristic,rollout_limit=200]", "UCT search on the rules core"),
+    ("module:callable", "module:callable", "your factory, called as factory(env_id=..., seed=...)"),
+    ("policy file", "path/to/policy.json|.npz|.pkl", "a saved policy file (docs/evaluation.md)"),
+    ("human", "human", "you, at the terminal (play only)"),
 ]
 
 
@@ -171,7 +177,8 @@ def describe_games() -> list[dict[str, Any]]:
 def cmd_list(args) -> int:
     games = describe_games()
     if args.json:
-        print(json.dumps({"games": games, "agents": [name for name, _ in AGENT_HELP]}, indent=1))
+        agents = [{"name": name, "syntax": syntax, "help": text} for name, syntax, text in AGENT_HELP]
+        print(json.dumps({"games": games, "agents": agents}, indent=1))
         return 0
     print("games:")
     for g in games:
@@ -185,8 +192,8 @@ def cmd_list(args) -> int:
         for name, p in g["params"].items():
             print(f"      --param {name}={json.dumps(p['default'])}   allowed: {p['allowed']}")
     print("agents:")
-    for name, text in AGENT_HELP:
-        print(f"  {name:<72} {text}")
+    for _, syntax, text in AGENT_HELP:
+        print(f"  {syntax:<72} {text}")
     return 0
 
 
@@ -351,13 +358,17 @@ def cmd_replay(args) -> int:
     print(f"{record.game} {json.dumps(record.params, sort_keys=True)}: {len(record.history)} actions"
           + (f", seed {record.seed} game {record.game_index}" if record.seed is not None else "")
           + (f", seats {', '.join(record.agents)}" if record.agents else ""))
+    shown = [i for i, state in enumerate(states) if not state.is_chance_node()]  # chance steps: a line each
     if not args.quiet:
         for index, state in enumerate(states):
             if index:
                 before = states[index - 1]
                 mover = before.current_player()
                 who = "chance" if mover == CHANCE else f"player_{mover}"
-                print(f"\n{index}. {who}: {before.action_to_string(record.history[index - 1])}")
+                print(f"{'' if before.is_chance_node() else chr(10)}{index}. {who}: "
+                      f"{before.action_to_string(record.history[index - 1])}")
+            if state.is_chance_node():
+                continue
             print(state.render_text())
             if args.step and index < len(states) - 1:
                 print("[Enter: next board]", end="", flush=True)
@@ -373,7 +384,7 @@ def cmd_replay(args) -> int:
     if args.gif:
         from PIL import Image
 
-        frames = [Image.fromarray(state.render_rgb()) for state in states]
+        frames = [Image.fromarray(states[i].render_rgb()) for i in shown or [len(states) - 1]]
         frames[0].save(args.gif, save_all=True, append_images=frames[1:], duration=args.duration, loop=0)
         print(f"{len(frames)} frames written to {args.gif}", file=sys.stderr)
     return 0

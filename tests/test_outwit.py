@@ -12,8 +12,6 @@ import pytest
 from fox_envs import IllegalActionError, TERMINAL, make_game, state_from_json
 from fox_envs.games.outwit import NUM_ACTIONS, PASS, OutwitState
 
-START = "a1 b1".split()
-
 
 def new_state() -> OutwitState:
     return make_game("outwit_v0").new_initial_state()
@@ -180,12 +178,10 @@ def test_regular_chip_slides_as_far_as_it_can() -> None:
 
 
 def test_regular_chip_stops_at_a_chip_of_either_shade() -> None:
-    # d3 slides down to the edge (d1); c2 then slides right and stops against it on c1? no:
-    # c2 goes right along row 2 and stops at g2 before the corner; e4-e1 then blocks row 1.
     state = play("e4-e1 a1-a6")
-    assert moves_from(state, "b1") == {"b1-d1"}  # stops against the dark chip on e1
-    state = play("e4-e1 f6-f1")
-    assert moves_from(state, "f5") >= {"f5-f2", "f5-f3", "f5-f4"} and "f5-f1" not in moves_of(state)
+    assert moves_from(state, "b1") == {"b1-d1", "b1-a1"}  # stops against the dark chip on e1
+    # e1: up stops under the light power chip on e5, left next to the dark chip on b1
+    assert moves_from(state, "e1") == {"e1-e4", "e1-c1", "e1-g1"}
 
 
 def test_regular_chip_never_moves_diagonally() -> None:
@@ -210,7 +206,7 @@ def test_power_chip_passes_diagonally_between_two_touching_chips() -> None:
     state = new_state()
     state.apply_string("f5-e6")
     assert chips(state)["e6"] == "X"
-    # The light power chip e5 goes down-right between f5... (now empty) - use e4/f5 instead:
+    # The light power chip e5 goes down-right between the dark chips on e4 and f5.
     state = play("b1-g1")
     assert {"e5-f4", "e5-g3", "e5-h2", "e5-i1"} <= moves_from(state, "e5")  # between e4 and f5
 
@@ -243,23 +239,24 @@ def test_chip_enters_own_corner_and_counts_home() -> None:
 
 
 def test_regular_chip_inside_own_corner_stays_and_slides_within_it() -> None:
-    state = play("b1-g1 g7-g9 h7-a7 a1-a6")
-    # a7: down leaves the corner (not allowed); up slides to a9; right stops at c7 (corner edge)
+    state = play("b1-g1 g7-g9 h7-a7 e5-i1")
+    # a7: down would leave the corner (a6..a2 are free, still not allowed); up slides to a9;
+    # right stops at c7, the corner's edge, although d7 is free
     assert moves_from(state, "a7") == {"a7-a9", "a7-c7"}
     state.apply_string("a7-c7")
-    state.apply_string("f6-f1")
+    state.apply_string("a1-a6")
     assert moves_from(state, "c7") == {"c7-c9", "c7-a7"}
-    assert state.home == [1, 0]
+    assert state.home == [1, 1]  # moving inside the corner does not count again
 
 
 def test_power_chip_path_cannot_leave_own_corner() -> None:
-    state = play("f5-e6 b2-b1 e6-b6 c3-c1")
+    state = play("f5-e6 i9-d9 e6-b6 g7-g9")
     # b6 up-right: c7 is in the corner, d8 would leave it again
     from_b6 = moves_from(state, "b6")
     assert {"b6-c7", "b6-b7", "b6-b8", "b6-b9"} <= from_b6
     assert "b6-d8" not in from_b6 and "b6-e9" not in from_b6
     state.apply_string("b6-c7")
-    state.apply_string("d4-d1")
+    state.apply_string("h8-d8")
     assert moves_from(state, "c7") == {"c7-c8", "c7-c9", "c7-b7", "c7-a7", "c7-b8", "c7-a9"}
 
 
@@ -304,23 +301,50 @@ def test_threefold_repetition_counts_the_start_once() -> None:
 
 
 def test_repetition_needs_the_same_player_to_move() -> None:
-    # The same chips with the other player to move is another position.
-    state = play("f5-f4 e5-d6 f4-f5")  # chips differ from the start (d6), dark's turn is over
+    # Dark's power chip goes round in three moves, light's in two: the start chips come back
+    # with light to move, which is a different position from the start.
+    state = play("f5-f4 e5-d6 f4-f3 d6-e5 f3-f5")
+    assert chips(state) == chips(new_state()) and state.current_player() == 1
     assert state.repetition_count() == 1
+    assert state.seen[state.position_key()[:-1] + bytes((0,))] == 1  # the start, dark to move
 
 
-# Forced passes. A player with a chip home always has a move (some chip in its corner borders
-# a free corner square), so only a player with nine chips outside can be stuck; this game
-# (found by a search, every move legal) walls in all nine light chips.
-PASS_GAME = None  # filled below when the search has found one
+# Forced pass: light's nine chips are walled in on a1..a6 / b4..b6 by the board edge, the dark
+# corner (a wall for light) and dark chips on b1 b2 b3 c4 c5 c6.
+JAM = (
+    "j9-j4 b2-a2 c2-b2 c3-a3 d3-b3 d4-a4 f5-f3 e5-a5 f3-d3 f6-a6 i8-j8 g7-d7 j8-j5 d7-d4 "
+    "h7-h4 d4-b4 d3-d4 h8-d8 h4-f4 d8-d5 f4-i4 d5-b5 d4-c5 i9-d9 j5-d5 d9-d6 e4-c4 d6-b6 g6-c6"
+)
 
 
-def test_pass_is_the_only_action_when_no_move_and_is_legal_only_then() -> None:
+def test_player_without_a_move_must_pass() -> None:
+    state = play(JAM)
+    assert state.current_player() == 1
+    assert {k for k, v in chips(state).items() if v in "oO"} == set("a1 a2 a3 a4 a5 a6 b4 b5 b6".split())
+    assert state.legal_actions() == [PASS] and moves_of(state) == {"pass"}
+    with pytest.raises(IllegalActionError):
+        state.apply_string("a6-a7")
+    state.apply_string("pass")
+    assert not state.is_terminal() and state.current_player() == 0 and state.passes == 1
+    assert state.observation_tensor(0)[:, :, 8].min() == 1  # last action was a pass
+    state.apply_string("c6-j6")  # dark frees b6; light can move again and the pass count resets
+    assert state.passes == 0
+    assert moves_of(state) == {"b6-i6"}
+
+
+def test_pass_is_illegal_while_a_move_exists() -> None:
     state = new_state()
     assert PASS not in state.legal_actions()
     with pytest.raises(IllegalActionError):
         state.apply_string("pass")
     assert state.history() == []
+
+
+def test_a_stuck_player_passes_again_after_the_opponent_moves_without_a_draw() -> None:
+    state = play(JAM + " pass j4-j9")
+    assert state.legal_actions() == [PASS]
+    state.apply_string("pass")  # not two passes in a row: dark moved in between
+    assert not state.is_terminal()
 
 
 def test_two_passes_in_a_row_draw_and_checks_run_win_passes_repetition() -> None:
@@ -341,7 +365,7 @@ def test_two_passes_in_a_row_draw_and_checks_run_win_passes_repetition() -> None
 # ----- notation, observation, pictures ---------------------------------------------------------
 def test_notation_round_trip_and_errors() -> None:
     state = new_state()
-    assert state.string_to_action("e4-e1") == 33 * 90 + 3
+    assert state.string_to_action("e4-e1") == 34 * 90 + 4  # e4 = 34, e1 = 4
     assert state.string_to_action("pass") == PASS == 8100
     assert state.action_to_string(PASS) == "pass"
     assert state.action_to_string(0 * 90 + 89) == "a1-j9"

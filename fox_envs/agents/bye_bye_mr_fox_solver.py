@@ -1,41 +1,80 @@
 """Exact solver for Bye Bye Mr. Fox!: the optimal probability of winning from any state.
 
 Expectimax over the flip and spin chance nodes, maximising at the players' decisions (the game
-is cooperative and fully observed, so the whole team is one maximiser). Values are memoised at
-the start of a turn (a flip node) on a canonical key that keeps only what the future depends
-on: the eggs on the nest circles (a 6-bit mask), the visible outer pictures, the eggs in the
-three nests and the face-down pile. Who is to move, the history, which circles hold a token and
-what was discarded do not matter. A position is a loss at once (value 0) when the eggs left on
-the nest circles and face down cannot fill the nests any more.
+is cooperative and fully observed, so the team is one maximiser). Values are memoised at the
+start of each turn on a canonical key that keeps only what the future depends on:
 
-``ByeByeMrFoxSolver(game).value(state)`` works at every node; ``ByeByeMrFoxOptimal`` plays the
-best action (ties broken with the seeded ``rng``). Solving the whole default game
-(``egg_tokens=16``) takes a couple of minutes on one core; see ``docs/rules/bye_bye_mr_fox.md``
-for the measured sizes and times.
+* The spinner's front end at sector ``s`` always pairs with nest circle ``(s + 3) mod 6`` and
+  sectors are otherwise interchangeable (every sector is spun with probability 1/6 and the
+  placement rules ignore positions), so the board is the *multiset* of six pairs
+  (visible picture, egg on the opposite circle?).
+* The three hen colours are interchangeable too (the rules treat them alike), so each colour is
+  summarised by ``(eggs in its nest, its face-down hen tokens, sectors showing it with an egg
+  opposite, sectors showing it without)`` and the three summaries are sorted.
+* Fox sectors are summarised by ``(with egg, without egg)``, the three-hens sector by its egg,
+  and the face-down eggs and foxes by their counts. Who is to move, the history, which circles
+  hold a token and what was discarded do not matter.
+
+A position is a loss at once (value 0) when the eggs left (on nest circles and face down) or the
+turns left (one spin per face-down token) cannot fill the nests. The key at the start of a turn::
+
+    (colour_a, colour_b, colour_c, fox_with_egg, fox_without, three_hens_egg, eggs_down, foxes_down)
+
+``ByeByeMrFoxSolver(game).value(state)`` works at every node; ``ByeByeMrFoxOptimal`` plays a
+best action (ties broken with the seeded ``rng``). Measured sizes and times are in
+``docs/rules/bye_bye_mr_fox.md``.
 """
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from fox_envs.agents.base import SeededAgent
 from fox_envs.games.bye_bye_mr_fox import (
-    EGG, FLIP, FOX, GIVE, GIVE_ACTION, HENS, NEST_CAPACITY, OUTER_ACTION, OVER, PLACE, SPIN, THREE_HENS,
-    ByeByeMrFoxGame, ByeByeMrFoxState,
+    EGG, FLIP, FOX, GIVE, HENS, NEST_CAPACITY, OVER, PLACE, SPIN, THREE_HENS, ByeByeMrFoxGame,
+    ByeByeMrFoxState,
 )
 
 FULL = NEST_CAPACITY
+NEEDED = 3 * NEST_CAPACITY
 TIE = 1e-12
-Key = tuple  # (circles mask, visible tuple, nests tuple, face-down tuple)
+# a colour summary: (nest eggs, face-down hen tokens, sectors with egg opposite, without)
+Colour = tuple[int, int, int, int]
+Key = tuple  # (Colour, Colour, Colour, fox_with, fox_without, three_hens_egg, eggs_down, foxes_down)
+
+
+def canonical(state: ByeByeMrFoxState) -> Key:
+    """The canonical key of ``state`` (its board as of now, whatever the phase)."""
+    with_egg = [0] * 6
+    without = [0] * 6
+    three_hens_egg = 0
+    for s in range(6):
+        picture, egg = state.visible[s], state.circles[(s + 3) % 6]
+        if picture == THREE_HENS:
+            three_hens_egg = egg
+        elif egg:
+            with_egg[picture] += 1
+        else:
+            without[picture] += 1
+    colours = sorted((state.nests[c], state.face_down[c], with_egg[c], without[c]) for c in HENS)
+    return (*colours, with_egg[FOX], without[FOX], three_hens_egg, state.face_down[EGG], state.face_down[FOX])
+
+
+def _replace(colours: list, index: int, new: Colour) -> tuple:
+    out = colours[:]
+    out[index] = new
+    out.sort()
+    return tuple(out)
 
 
 class ByeByeMrFoxSolver:
-    """Memoised expectimax over one game's (params') positions."""
+    """Memoised expectimax over the positions of one game (its params)."""
 
     def __init__(self, game: ByeByeMrFoxGame) -> None:
+        if game.printed.count(THREE_HENS) != 1:
+            raise ValueError("the solver assumes exactly one three-hens space (as the layout param requires)")
         self.game = game
         self.memo: dict[Key, float] = {}
-        # allowed[token][picture]: may a hen/fox token cover that picture?
-        self.allowed = game.allowed
 
     # ----- public -------------------------------------------------------------------------------
     def value(self, state: ByeByeMrFoxState) -> float:
@@ -45,117 +84,122 @@ class ByeByeMrFoxSolver:
         phase = state.phase
         if phase == OVER:
             return 1.0 if state.won else 0.0
-        circles, visible, nests, face_down = self._parts(state)
-        if phase == FLIP:
-            return self._turn(circles, visible, nests, face_down)
+        if phase in (PLACE, GIVE):
+            return max(self.action_values(state).values())
+        key = canonical(state)
+        colours, rest = list(key[:3]), key[3:]
         if phase == SPIN:
-            return self._spin(circles, visible, nests, face_down)
-        return max(self.action_values(state).values())
+            return self._spin(colours, *rest)
+        assert phase == FLIP
+        return self._end_turn(colours, *rest)
 
     def action_values(self, state: ByeByeMrFoxState) -> dict[int, float]:
         """Optimal win probability after each legal decision of the player to move."""
         if state.phase not in (PLACE, GIVE):
             raise ValueError("action values exist only where a player decides (place or give)")
-        circles, visible, nests, face_down = self._parts(state)
-        result = {}
+        values = {}
         for action in state.legal_actions():
-            if state.phase == GIVE:
-                given = list(nests)
-                given[action - GIVE_ACTION] += 1
-                result[action] = self._end_turn(circles, visible, tuple(given), face_down)
-            elif action < OUTER_ACTION:
-                result[action] = self._spin(circles | (1 << action), visible, nests, face_down)
-            else:
-                covered = list(visible)
-                covered[action - OUTER_ACTION] = state.token
-                result[action] = self._spin(circles, tuple(covered), nests, face_down)
-        return result
+            child = state.clone()
+            child.apply_action(action)
+            values[action] = self.value(child)
+        return values
 
     def solve(self) -> float:
         """Optimal win probability of the game from its start."""
         return self.value(self.game.new_initial_state())
 
-    @staticmethod
-    def _parts(state: ByeByeMrFoxState) -> Key:
-        mask = sum(1 << s for s in range(6) if state.circles[s])
-        return mask, tuple(state.visible), tuple(state.nests), tuple(state.face_down)
-
     # ----- the recursion -------------------------------------------------------------------------
-    def _turn(self, circles: int, visible: tuple, nests: tuple, face_down: tuple) -> float:
-        """A flip node: expectation over the token, best placement of it."""
-        key = (circles, visible, nests, face_down)
-        memo = self.memo
-        if key in memo:
-            return memo[key]
-        total = sum(face_down)
-        value = 0.0
-        for token in range(5):
-            count = face_down[token]
-            if not count:
-                continue
-            rest = list(face_down)
-            rest[token] -= 1
-            rest_t = tuple(rest)
-            best = -1.0
-            if token == EGG:
-                for s in range(6):
-                    if not circles >> s & 1:
-                        v = self._spin(circles | (1 << s), visible, nests, rest_t)
-                        if v > best:
-                            best = v
-            else:
-                allowed = self.allowed[token]
-                for s in range(6):
-                    if allowed[visible[s]]:
-                        covered = visible[:s] + (token,) + visible[s + 1:]
-                        v = self._spin(circles, covered, nests, rest_t)
-                        if v > best:
-                            best = v
-            if best < 0.0:  # no legal place: discarded
-                best = self._spin(circles, visible, nests, rest_t)
-            value += count * best
-        value /= total
-        memo[key] = value
-        return value
-
-    def _spin(self, circles: int, visible: tuple, nests: tuple, face_down: tuple) -> float:
-        """A spin node: 1/6 for each sector at the front end."""
-        total = 0.0
-        quiet = -1.0  # the value when the back end finds an empty circle (same for every such s)
-        for s in range(6):
-            back = (s + 3) % 6
-            if not circles >> back & 1:
-                if quiet < 0.0:
-                    quiet = self._end_turn(circles, visible, nests, face_down)
-                total += quiet
-                continue
-            left = circles & ~(1 << back)
-            picture = visible[s]
-            if picture == THREE_HENS:
-                best = 0.0
-                for c in HENS:
-                    if nests[c] < FULL:
-                        given = nests[:c] + (nests[c] + 1,) + nests[c + 1:]
-                        v = self._end_turn(left, visible, given, face_down)
-                        if v > best:
-                            best = v
-                total += best
-            elif picture == FOX or nests[picture] >= FULL:
-                total += self._end_turn(left, visible, nests, face_down)
-            else:
-                fed = nests[:picture] + (nests[picture] + 1,) + nests[picture + 1:]
-                total += self._end_turn(left, visible, fed, face_down)
-        return total / 6.0
-
-    def _end_turn(self, circles: int, visible: tuple, nests: tuple, face_down: tuple) -> float:
-        needed = 3 * FULL - nests[0] - nests[1] - nests[2]
+    def _end_turn(self, colours: list, fox_w: int, fox_o: int, th: int, eggs: int, foxes: int) -> float:
+        """The value at the end of a turn: win, loss, or the next flip."""
+        a, b, c = colours
+        needed = NEEDED - a[0] - b[0] - c[0]
         if not needed:
             return 1.0
-        if not any(face_down):
-            return 0.0
-        if needed > face_down[EGG] + bin(circles).count("1"):
-            return 0.0  # not enough eggs left to fill the nests
-        return self._turn(circles, visible, nests, face_down)
+        turns = a[1] + b[1] + c[1] + eggs + foxes
+        if needed > turns or needed > eggs + a[2] + b[2] + c[2] + fox_w + th:
+            return 0.0  # no time or no eggs left to fill the nests
+        key = (a, b, c, fox_w, fox_o, th, eggs, foxes)
+        value = self.memo.get(key)
+        if value is None:
+            value = self.memo[key] = self._turn(colours, fox_w, fox_o, th, eggs, foxes, turns)
+        return value
+
+    def _turn(self, colours: list, fox_w: int, fox_o: int, th: int, eggs: int, foxes: int, total: int) -> float:
+        """A flip node: the expectation over the token of its best placement."""
+        spin = self._spin
+        value = 0.0
+        seen: dict[Colour, float] = {}
+        for i, (nest, down, w, o) in enumerate(colours):  # a hen token of colour i
+            if not down:
+                continue
+            me = (nest, down - 1, w, o)
+            if me in seen:  # an identical colour: same value
+                value += down * seen[me]
+                continue
+            best = -1.0
+            if fox_w:
+                best = max(best, spin(list(_replace(colours, i, (nest, down - 1, w + 1, o))), fox_w - 1, fox_o, th, eggs, foxes))
+            if fox_o:
+                best = max(best, spin(list(_replace(colours, i, (nest, down - 1, w, o + 1))), fox_w, fox_o - 1, th, eggs, foxes))
+            for j, (nest_j, down_j, w_j, o_j) in enumerate(colours):
+                if j == i:
+                    continue
+                if w_j:
+                    out = colours[:]
+                    out[i], out[j] = (nest, down - 1, w + 1, o), (nest_j, down_j, w_j - 1, o_j)
+                    out.sort()
+                    best = max(best, spin(out, fox_w, fox_o, th, eggs, foxes))
+                if o_j:
+                    out = colours[:]
+                    out[i], out[j] = (nest, down - 1, w, o + 1), (nest_j, down_j, w_j, o_j - 1)
+                    out.sort()
+                    best = max(best, spin(out, fox_w, fox_o, th, eggs, foxes))
+            if best < 0.0:  # no legal place (cannot happen with one three-hens space): discarded
+                best = spin(list(_replace(colours, i, me)), fox_w, fox_o, th, eggs, foxes)
+            seen[me] = best
+            value += down * best
+        if eggs:  # an egg: on an empty nest circle
+            best = -1.0
+            for i, (nest, down, w, o) in enumerate(colours):
+                if o:
+                    best = max(best, spin(list(_replace(colours, i, (nest, down, w + 1, o - 1))), fox_w, fox_o, th, eggs - 1, foxes))
+            if fox_o:
+                best = max(best, spin(colours, fox_w + 1, fox_o - 1, th, eggs - 1, foxes))
+            if not th:
+                best = max(best, spin(colours, fox_w, fox_o, 1, eggs - 1, foxes))
+            if best < 0.0:
+                best = spin(colours, fox_w, fox_o, th, eggs - 1, foxes)
+            value += eggs * best
+        if foxes:  # a fox token: on a single hen
+            best = -1.0
+            for i, (nest, down, w, o) in enumerate(colours):
+                if w:
+                    best = max(best, spin(list(_replace(colours, i, (nest, down, w - 1, o))), fox_w + 1, fox_o, th, eggs, foxes - 1))
+                if o:
+                    best = max(best, spin(list(_replace(colours, i, (nest, down, w, o - 1))), fox_w, fox_o + 1, th, eggs, foxes - 1))
+            if best < 0.0:
+                best = spin(colours, fox_w, fox_o, th, eggs, foxes - 1)
+            value += foxes * best
+        return value / total
+
+    def _spin(self, colours: list, fox_w: int, fox_o: int, th: int, eggs: int, foxes: int) -> float:
+        """A spin node: each of the six sectors with probability 1/6."""
+        end = self._end_turn
+        quiet = 6 - colours[0][2] - colours[1][2] - colours[2][2] - fox_w - th  # sectors facing an empty circle
+        total = quiet * end(colours, fox_w, fox_o, th, eggs, foxes) if quiet else 0.0
+        if fox_w:  # the fox steals the egg
+            total += fox_w * end(colours, fox_w - 1, fox_o + 1, th, eggs, foxes)
+        for i, (nest, down, w, o) in enumerate(colours):
+            if w:  # the egg goes to hen i, or is discarded if its nest is full
+                fed = (min(nest + 1, FULL), down, w - 1, o + 1)
+                total += w * end(list(_replace(colours, i, fed)), fox_w, fox_o, th, eggs, foxes)
+        if th:  # three hens: the players choose a nest that is not full
+            best = 0.0
+            for i, (nest, down, w, o) in enumerate(colours):
+                if nest < FULL:
+                    best = max(best, end(list(_replace(colours, i, (nest + 1, down, w, o))), fox_w, fox_o, 0, eggs, foxes))
+            total += best
+        return total / 6.0
 
 
 _SOLVERS: dict[ByeByeMrFoxGame, ByeByeMrFoxSolver] = {}
@@ -180,3 +224,19 @@ class ByeByeMrFoxOptimal(SeededAgent):
         values = solver_for(state.game).action_values(state)
         best = max(values.values())
         return self.choose([a for a, v in values.items() if v >= best - TIE])
+
+
+def main(argv: list[str]) -> None:
+    """``python -m fox_envs.agents.bye_bye_mr_fox_solver [egg_tokens ...]``: solve and time."""
+    import time
+
+    for eggs in [int(a) for a in argv] or [12, 14, 16]:
+        start = time.perf_counter()
+        solver = ByeByeMrFoxSolver(ByeByeMrFoxGame(egg_tokens=eggs))
+        value = solver.solve()
+        print(f"egg_tokens={eggs}: optimal win probability {value:.6f}, {len(solver.memo)} turn states, "
+              f"{time.perf_counter() - start:.1f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

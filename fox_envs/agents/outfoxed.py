@@ -3,35 +3,41 @@
 * Scoring picks: three of one (random) colour, whenever that is still allowed.
 * Value of a table: run the round-end movement on the visible chips and score
   ``sum((mine[c] - theirs[c]) * position[c])``, where ``theirs`` is a guess at the opponent's
-  scoring cards from the colours it declared this round, plus a bonus/malus when a fox finishes.
+  scoring cards from the colours it declared this round, plus a bonus/malus when a fox finishes
+  and a small term per chip (``SOFT``) so cards count before they change a square's winner.
 * Put: every (card, square, declaration) is scored by that value; a lie is discounted by the
   chance the opponent calls it (its observed call rate) times what it would lose when the
   opponent re-chips it, a true card gets a small bonus for the same chance (a wrong call gives
-  us a chip). So it mostly declares truly and bluffs where it pays.
+  us a chip). So it declares truly when it holds a card that serves, and bluffs where it pays
+  (the more the opponent calls, the less it lies).
 * Call: when P(lie) * gain from re-chipping > P(truth) * loss of our own card, where P(truth)
-  combines the opponent's revealed honesty with the chance it held that colour at all, given
-  the cards we can see (our hand and kept cards, face-up cards, our face-down cards).
+  is the opponent's revealed honesty times the chance (hypergeometric) that its unseen cards
+  hold as many of the declared colour as its face-down cards claim, given the cards we can see
+  (our hand and kept cards, face-up cards, our face-down cards).
 * Chip and special-turn show: the colour / card and square of best value.
 """
 from __future__ import annotations
 
+from math import comb
+
 from fox_envs.agents.base import SeededAgent
 from fox_envs.games.outfoxed import (
-    CALL, CHIP0, FINISH, KEEP0, PASS, PUT0, SHOW0, OutfoxedInfo, OutfoxedState,
+    CALL, CHIP0, FINISH, KEEP0, PASS, PUT0, SHOW0, OutfoxedInfo, OutfoxedState, square_winner,
 )
 
 TRUTH_BONUS = 0.6  # value of the chip we choose when the opponent wrongly calls a true card
 FINISH_BONUS = 4.0  # extra value of ending the game while (probably) ahead
+SOFT = 0.05  # value of one chip of a colour per square number, winner or not
 
 
-def _winner(counts: list[int]) -> int:
-    """The colour that moves from a square (same rule as the game), -1 for none."""
-    for n in sorted(set(counts), reverse=True):
-        if n == 0:
-            return -1
-        if counts.count(n) == 1:
-            return counts.index(n)
-    return -1
+def _at_least(k: int, pool: int, good: int, drawn: int) -> float:
+    """P(at least ``k`` of ``good`` cards among ``drawn`` drawn from ``pool``) (hypergeometric)."""
+    drawn = min(drawn, pool)
+    total = comb(pool, drawn)
+    if total == 0:
+        return 0.0
+    below = sum(comb(good, i) * comb(pool - good, drawn - i) for i in range(min(k, good + 1)))
+    return max(0.0, 1.0 - below / total)
 
 
 class OutfoxedHeuristic(SeededAgent):
@@ -94,13 +100,18 @@ class OutfoxedHeuristic(SeededAgent):
         foxes = list(self._foxes)
         finished = False
         for square in (1, 2, 3):
-            colour = _winner(counts[square])
+            colour = square_winner(counts[square])
             if colour >= 0:
                 foxes[colour] = min(FINISH, foxes[colour] + square)
                 if foxes[colour] == FINISH:
                     finished = True
                     break
         value = sum(w * f for w, f in zip(weights, foxes))
+        # A small term for every chip of a colour we want, so that cards still count when they
+        # do not (yet) change a square's winner.
+        for square in (1, 2, 3):
+            row = counts[square]
+            value += SOFT * square * sum(w * n for w, n in zip(weights, row))
         if finished:
             value += FINISH_BONUS if value > 0 else -FINISH_BONUS
         return value
@@ -149,13 +160,17 @@ class OutfoxedHeuristic(SeededAgent):
         opponent = 1 - info.player
         declared = target.colour
         seen = [0] * 6
+        hidden_cards = 0  # the opponent's cards whose faces we cannot see (hand + face down)
+        claims = 0  # the opponent's face-down cards declaring this colour, the target included
         for card in info.table:
-            if card.face >= 0 and card is not target:
+            if card.face >= 0:
                 seen[card.face] += 1
+            elif card.owner == opponent:
+                hidden_cards += 1
+                claims += card.colour == declared
         unseen = [10 - info.kept[c] - info.hand[c] - seen[c] for c in range(6)]
-        pool = max(sum(unseen), 1)
-        drawn = info.opponent_hand_size + 1
-        p_held = 1.0 - (1.0 - max(unseen[declared], 0) / pool) ** drawn
+        hidden_cards += info.opponent_hand_size
+        p_held = _at_least(claims, sum(unseen), unseen[declared], hidden_cards)
         honesty = (info.called_true[opponent] + 2.0) / (info.called_true[opponent] + info.called_lie[opponent] + 3.0)
         p_true = honesty * p_held
         current = self._value(counts, weights)

@@ -170,7 +170,7 @@ class State:
     def apply_action(self, action: Any) -> None:
         """Apply a legal player action or chance outcome; anything else raises
         ``IllegalActionError`` and leaves the state untouched."""
-        value = action_as_int(action)
+        value = action if type(action) is int else action_as_int(action)
         if value is None or not self.is_legal(value):
             raise IllegalActionError(self._illegal_message(action, value))
         self._apply_action(value)

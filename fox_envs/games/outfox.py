@@ -77,7 +77,8 @@ def _step(i: int, d: tuple[int, int], k: int = 1) -> int:
 NEIGHBOURS: tuple[tuple[int, ...], ...] = tuple(
     tuple(sorted(n for d in DIRECTIONS if (n := _step(i, d)) >= 0)) for i in range(NUM_POINTS)
 )
-# RAYS[i]: for each direction with at least one point, the points met going that way, in order.
+
+
 def _ray(i: int, d: tuple[int, int]) -> tuple[int, ...]:
     points = []
     while (i := _step(i, d)) >= 0:  # the hexagon is convex: stop at the first point off it
@@ -85,6 +86,7 @@ def _ray(i: int, d: tuple[int, int]) -> tuple[int, ...]:
     return tuple(points)
 
 
+# RAYS[i]: for each direction with at least one point, the points met going that way, in order.
 RAYS: tuple[tuple[tuple[int, ...], ...], ...] = tuple(
     tuple(ray for d in DIRECTIONS if (ray := _ray(i, d))) for i in range(NUM_POINTS)
 )
@@ -218,15 +220,23 @@ class OutfoxGame(Game):
                 tuple(2 if t % 3 == seat else 0 for t in range(NUM_TYPES)) for seat in range(3)
             )
             self.hand_max = 2
+        # flat indices into the (5, 5, planes) observation of the per-point facts
+        planes = self.num_planes
+        cells = [(r + 2) * 5 + (q + 2) for q, r in COORDS]
+        self.piece_flat = tuple(
+            tuple(tuple(cells[p] * planes + k for k in (t, 9 + t // 3, 12 + t % 3)) for t in range(NUM_TYPES))
+            for p in range(NUM_POINTS)
+        )
+        self.empty_flat = tuple((cells[p] * planes + 15,) for p in range(NUM_POINTS))
+        self.placed_flat = tuple(cells[p] * planes + 19 + 9 * n for p in range(NUM_POINTS))
+        self.obs_template = np.zeros(self.observation_shape, dtype=np.float32)
+        self.obs_template.reshape(-1)[[cells[p] * planes + 16 for p in range(NUM_POINTS)]] = 1.0
         self.win_returns = tuple(
             tuple(1.0 if s == w else -1.0 / (n - 1) for s in range(n)) for w in range(n)
         )
 
     def new_initial_state(self) -> "OutfoxState":
         return OutfoxState(self)
-
-
-CELL_OF_POINT = np.array([(r + 2) * 5 + (q + 2) for q, r in COORDS], dtype=np.intp)
 
 
 class OutfoxState(State):
@@ -311,28 +321,26 @@ class OutfoxState(State):
     def observation_tensor(self, player: int) -> np.ndarray:
         game = self.game
         n = game.num_players
-        obs = np.zeros((25, game.num_planes), dtype=np.float32)
+        obs = game.obs_template.copy()  # the valid-point plane is already set
+        piece_flat, empty_flat = game.piece_flat, game.empty_flat
         board = self.board
-        occupied = [p for p in range(NUM_POINTS) if board[p] >= 0]
-        if occupied:
-            cells = CELL_OF_POINT[occupied]
-            types = np.array([board[p] for p in occupied], dtype=np.intp)
-            obs[cells, types] = 1.0
-            obs[cells, 9 + types // 3] = 1.0
-            obs[cells, 12 + types % 3] = 1.0
-        empty = [p for p in range(NUM_POINTS) if board[p] < 0]
-        if empty:
-            obs[CELL_OF_POINT[empty], 15] = 1.0
-        obs[CELL_OF_POINT, 16] = 1.0
-        hands = [c for k in range(n) for c in self.hands[(player + k) % n]]
-        obs[:, 17:17 + 9 * n] = np.array(hands, dtype=np.float32) / game.hand_max
+        ones: list[int] = []
+        for p, b in enumerate(board):
+            ones.extend(piece_flat[p][b] if b >= 0 else empty_flat[p])
+        if self.winner < 0 and self.phase == SLIDE:
+            ones.append(game.placed_flat[self.placed])
+        flat = obs.reshape(-1)
+        flat[ones] = 1.0
+        planes = obs.reshape(25, game.num_planes)
+        hands = self.hands
+        planes[:, 17:17 + 9 * n] = [c for k in range(n) for c in hands[(player + k) % n]]
+        if game.hand_max != 1:
+            planes[:, 17:17 + 9 * n] /= game.hand_max
         if self.winner < 0:
             base = 17 + 9 * n
-            obs[:, base + self.phase] = 1.0
-            if self.phase == SLIDE:
-                obs[CELL_OF_POINT[self.placed], base + 2] = 1.0
-            obs[:, base + 3 + (self.to_move - player) % n] = 1.0
-        return obs.reshape(5, 5, game.num_planes)
+            planes[:, base + self.phase] = 1.0
+            planes[:, base + 3 + (self.to_move - player) % n] = 1.0
+        return obs
 
     def action_to_string(self, action: int) -> str:
         if not 0 <= action < NUM_ACTIONS:

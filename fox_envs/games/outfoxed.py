@@ -281,8 +281,9 @@ class OutfoxedState(State):
         return []
 
     def _hand_mask(self, player: int) -> int:
-        hand = self.hands[player]
-        return sum(1 << c for c in range(6) if hand[c])
+        """Bit c set when the player holds a card of colour c."""
+        a, b, c, d, e, f = self.hands[player]
+        return (a > 0) | (b > 0) << 1 | (c > 0) << 2 | (d > 0) << 3 | (e > 0) << 4 | (f > 0) << 5
 
     def _keep_options(self) -> list[int]:
         """Colours whose pick still allows a completion that is not a forbidden multiset."""
@@ -491,12 +492,12 @@ class OutfoxedState(State):
         )
 
     def observation_tensor(self, player: int) -> np.ndarray:
-        obs = np.zeros(OBS_SIZE, dtype=np.float32)
-        hand, kept = self.hands[player], self.kept[player]
+        obs = [0.0] * OBS_SIZE  # filled as a Python list, converted once (much faster)
+        hand, kept, foxes = self.hands[player], self.kept[player], self.foxes
         for c in range(6):
             obs[O_HAND + c] = hand[c] / 12.0
             obs[O_KEPT + c] = kept[c] / 3.0
-            obs[O_FOX + c * 7 + self.foxes[c]] = 1.0
+            obs[O_FOX + c * 7 + foxes[c]] = 1.0
         for s, owner, face, _declared, chip, up in self.cards:
             group = (0 if up else 1) if owner == player else (2 if up else 3)
             obs[O_TABLE + ((s - 1) * 6 + chip) * 4 + group] += TABLE_SCALE
@@ -514,9 +515,8 @@ class OutfoxedState(State):
             card = self.cards[own]
             obs[O_MY_LAST + card[0] - 1] = 1.0
             obs[O_MY_LAST + 3 + card[2]] = 1.0
-        to_move = self.current_player()
         phase = self.phase
-        if to_move != player:
+        if self.current_player() != player:
             obs[O_PHASE + 5] = 1.0
         else:
             obs[O_PHASE + (0, 5, 5, 1, 2, 3, 4, 5)[phase]] = 1.0
@@ -537,12 +537,12 @@ class OutfoxedState(State):
         if self.pending is not None and player == self.first:
             colour, square = self.pending
             obs[O_PENDING + (square - 1) * 6 + colour] = 1.0
-        for k, seat in enumerate((player, 1 - player)):
-            base = O_STATS + 4 * k
-            for j, value in enumerate((self.called_true[seat], self.called_lie[seat],
-                                       self.calls[seat], self.call_chances[seat])):
-                obs[base + j] = value / (value + 10.0)
-        return obs
+        base = O_STATS
+        for seat in (player, 1 - player):
+            for value in (self.called_true[seat], self.called_lie[seat], self.calls[seat], self.call_chances[seat]):
+                obs[base] = value / (value + 10.0)
+                base += 1
+        return np.array(obs, dtype=np.float32)
 
     # ----- notation ----------------------------------------------------------------------------
     def action_to_string(self, action: int) -> str:

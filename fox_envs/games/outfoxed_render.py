@@ -77,8 +77,9 @@ def text_board(state: OutfoxedState, viewer: int | None = None) -> str:
 
 
 def rgb_picture(state: OutfoxedState) -> np.ndarray:
-    """The omniscient table (face-down cards drawn with a dark border and their face in the
-    corner) above the race track."""
+    """The omniscient table above the race track: a card is drawn in its effective colour;
+    face-down cards have a thick dark border, and a small corner patch shows the true face of
+    a face-down card or of a face-up card re-chipped to another colour."""
     width, height = 720, 520
     image, draw = render.canvas(width, height)
     square_w, card_w, card_h = 220, 26, 36
@@ -96,7 +97,10 @@ def rgb_picture(state: OutfoxedState) -> np.ndarray:
                 draw.rectangle((cx + card_w - 9, cy + card_h - 9, cx + card_w - 2, cy + card_h - 2),
                                fill=PALETTE[face], outline=render.BLACK, width=1)
             render.centred_text(draw, (cx + card_w / 2, cy + card_h + 9), f"P{owner}", size=10)
-    track_top, lane_h, step = 280, 34, 95
+    track_top, lane_h, step = 285, 34, 88
+    for position in range(7):
+        label = "finish 6" if position == 6 else str(position)
+        render.centred_text(draw, (90 + position * step + (step - 6) / 2, track_top - 12), label, size=12)
     for colour in range(6):
         y = track_top + colour * lane_h
         for position in range(7):

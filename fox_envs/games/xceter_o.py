@@ -35,9 +35,10 @@ LINES = (
     (0, 3, 6), (1, 4, 7), (2, 5, 8),  # columns
     (0, 4, 8), (2, 4, 6),  # diagonals
 )
-LINE_SETS = frozenset(frozenset(line) for line in LINES)
+LINE_MASKS = frozenset((1 << a) | (1 << b) | (1 << c) for a, b, c in LINES)
 ORDERED_LINES = frozenset(LINES) | frozenset(tuple(reversed(line)) for line in LINES)
 NUM_PLANES = 10
+ALL_NINE = b"\x01" * 9
 
 
 class XCeterOGame(Game):
@@ -62,6 +63,7 @@ class XCeterOState(State):
     def __init__(self, game: XCeterOGame) -> None:
         super().__init__(game)
         self.board = [0] * 9  # piece number 1..6 on each square, 0 empty
+        self.empty = bytearray(b"\x01" * 9)  # 1 on empty squares: the legal-action mask
         self.square_of = [-1] * 7  # square of piece 1..6 (index 0 unused), -1 off the board
         self.ply = 0  # plies played; the next piece is ply % 6 + 1
         self.winner = -1
@@ -88,7 +90,9 @@ class XCeterOState(State):
         old = self.square_of[piece]
         if old >= 0:
             self.board[old] = 0
+            self.empty[old] = 1
         self.board[action] = piece
+        self.empty[action] = 0
         self.square_of[piece] = action
         self.ply += 1
         if self.has_line(mover):
@@ -101,15 +105,24 @@ class XCeterOState(State):
             if count >= 3:
                 self.drawn = True
 
+    def is_legal(self, action: int) -> bool:
+        return 0 <= action < 9 and self.empty[action] == 1 and self.winner < 0 and not self.drawn
+
+    def legal_actions_mask(self) -> np.ndarray:
+        if self.winner >= 0 or self.drawn:
+            return np.zeros(9, dtype=np.int8)
+        return np.frombuffer(self.empty, dtype=np.int8).copy()
+
     def has_line(self, player: int) -> bool:
         """Whether ``player``'s three pieces stand in a row, column or diagonal (in number
         order along it when ``ordered_rows``)."""
-        squares = (self.square_of[player + 1], self.square_of[player + 3], self.square_of[player + 5])
+        square_of = self.square_of
+        squares = (square_of[player + 1], square_of[player + 3], square_of[player + 5])
         if squares[2] < 0:
             return False
         if self.game.ordered_rows:
             return squares in ORDERED_LINES
-        return frozenset(squares) in LINE_SETS
+        return (1 << squares[0]) | (1 << squares[1]) | (1 << squares[2]) in LINE_MASKS
 
     def returns(self) -> np.ndarray:
         result = np.zeros(2, dtype=np.float64)
@@ -124,31 +137,29 @@ class XCeterOState(State):
 
     # ----- observation, notation, pictures ---------------------------------------------------
     def observation_tensor(self, player: int) -> np.ndarray:
-        obs = np.zeros((9, NUM_PLANES), dtype=np.float32)
         square_of = self.square_of
+        planes = bytearray(9 * NUM_PLANES)  # built as bytes, converted once
+        planes[6::NUM_PLANES] = self.empty
         for k in range(3):
             own, theirs = square_of[player + 1 + 2 * k], square_of[2 - player + 2 * k]
             if own >= 0:
-                obs[own, k] = 1.0
+                planes[own * NUM_PLANES + k] = 1
             if theirs >= 0:
-                obs[theirs, 3 + k] = 1.0
-        for square in range(9):
-            if not self.board[square]:
-                obs[square, 6] = 1.0
+                planes[theirs * NUM_PLANES + 3 + k] = 1
         now, after = square_of[self.ply % 6 + 1], square_of[(self.ply + 1) % 6 + 1]
         if now >= 0:
-            obs[now, 7] = 1.0
+            planes[now * NUM_PLANES + 7] = 1
         if after >= 0:
-            obs[after, 8] = 1.0
+            planes[after * NUM_PLANES + 8] = 1
         if self.ply < 6:
-            obs[:, 9] = 1.0
-        return obs.reshape(3, 3, NUM_PLANES)
+            planes[9::NUM_PLANES] = ALL_NINE
+        return np.frombuffer(planes, dtype=np.uint8).astype(np.float32).reshape(3, 3, NUM_PLANES)
 
     def action_to_string(self, action: int) -> str:
         return SQUARE_NAMES[action]
 
     def _full_key(self) -> Any:
-        return (tuple(self.board), self.ply, self.winner, self.drawn, sorted(self.seen.items()))
+        return (tuple(self.board), bytes(self.empty), self.ply, self.winner, self.drawn, sorted(self.seen.items()))
 
     def clone(self) -> "XCeterOState":
         new = XCeterOState.__new__(XCeterOState)
@@ -156,6 +167,7 @@ class XCeterOState(State):
         new._history = self._history[:]
         new._legal = self._legal
         new.board = self.board[:]
+        new.empty = self.empty[:]
         new.square_of = self.square_of[:]
         new.ply = self.ply
         new.winner = self.winner
