@@ -73,6 +73,31 @@ def core_loop(env_id: str, seconds: float, seed: int = 0) -> tuple[float, float]
     return steps / elapsed, games / elapsed
 
 
+def memory_report(env_ids: list[str]) -> dict[str, dict[str, int]]:
+    """Bytes of a pickled mid-game state, of one observation dict, and of a pickled env."""
+    import pickle
+
+    report = {}
+    for env_id in env_ids:
+        env = fox_envs.make(env_id)
+        env.reset(seed=0)
+        rng = np.random.default_rng(0)
+        for _ in range(10):
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                break
+            legal = np.flatnonzero(obs["action_mask"])
+            env.step(int(legal[rng.integers(len(legal))]))
+        obs = env.observe(env.agent_selection)
+        report[env_id] = {
+            "state_pickle_bytes": len(pickle.dumps(env.unwrapped.game_state)),
+            "state_json_bytes": len(env.unwrapped.game_state.to_json()),
+            "observation_bytes": int(obs["observation"].nbytes + obs["action_mask"].nbytes),
+            "env_pickle_bytes": len(pickle.dumps(env)),
+        }
+    return report
+
+
 def targets(env_ids: list[str]) -> dict[str, Callable[[float], tuple[float, float]]]:
     from pettingzoo.classic import connect_four_v3, tictactoe_v3
 
@@ -96,6 +121,7 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--seconds", type=float, default=1.0, help="seconds per measurement")
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds; the median is reported")
     parser.add_argument("--json", help="write the results to this JSON file")
+    parser.add_argument("--memory", action="store_true", help="also report state / observation / env sizes")
     args = parser.parse_args(argv)
 
     import warnings
@@ -128,6 +154,12 @@ def main(argv: list[str] | None = None) -> dict:
     print("ratios: env/raw rows against the same PettingZoo layer; core rows against the PettingZoo raw env")
     report = {"python": sys.version.split()[0], "machine": platform.machine(), "seconds": args.seconds,
               "rounds": args.rounds, "results": medians}
+    if args.memory:
+        report["memory"] = memory_report(args.games)
+        print(f"\n{'env':20s} {'state pickle':>12s} {'state json':>10s} {'obs+mask':>9s} {'env pickle':>10s}  (bytes)")
+        for env_id, row in report["memory"].items():
+            print(f"{env_id:20s} {row['state_pickle_bytes']:12d} {row['state_json_bytes']:10d} "
+                  f"{row['observation_bytes']:9d} {row['env_pickle_bytes']:10d}")
     if args.json:
         import os
 

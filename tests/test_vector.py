@@ -1,0 +1,61 @@
+"""The Gymnasium view inside Gymnasium's vector envs: masks reach the learner (issue 9)."""
+from __future__ import annotations
+
+import functools
+
+import gymnasium
+import numpy as np
+import pytest
+
+import fox_envs  # noqa: F401  (registers the ids)
+
+
+def make_view(gym_id: str):
+    return gymnasium.make(gym_id, opponent="random")
+
+
+def run_masked(vector_env, steps: int, seed: int) -> tuple[int, int]:
+    """Step a vector env with actions drawn from the masks in ``infos``; count finished episodes."""
+    obs, infos = vector_env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    finished = illegal = 0
+    for _ in range(steps):
+        masks = infos["action_mask"]
+        assert masks.shape == (vector_env.num_envs, vector_env.single_action_space.n)
+        actions = []
+        for mask in masks:
+            legal = np.flatnonzero(mask)
+            actions.append(int(rng.choice(legal)) if len(legal) else 0)  # empty mask: autoreset step
+        obs, rewards, terms, truncs, infos = vector_env.step(np.array(actions))
+        assert obs.shape[0] == vector_env.num_envs
+        finished += int(np.sum(terms | truncs))
+        if "illegal_action" in infos:
+            illegal += int(np.sum(infos["illegal_action"] & infos.get("_illegal_action", True)))
+    return finished, illegal
+
+
+@pytest.mark.parametrize("vector_cls", [gymnasium.vector.SyncVectorEnv, gymnasium.vector.AsyncVectorEnv])
+def test_vector_envs_carry_masks_and_never_step_illegally(vector_cls):
+    env = vector_cls([functools.partial(make_view, "fox_envs/XCeterO-v0") for _ in range(2)])
+    try:
+        finished, illegal = run_masked(env, steps=60, seed=0)
+    finally:
+        env.close()
+    assert finished >= 2 and illegal == 0
+
+
+def test_sync_and_async_vector_envs_agree():
+    make = [functools.partial(make_view, "fox_envs/Outfox-v0") for _ in range(2)]
+    results = []
+    for cls in (gymnasium.vector.SyncVectorEnv, gymnasium.vector.AsyncVectorEnv):
+        env = cls(make)
+        obs, infos = env.reset(seed=5)
+        trace = [obs.copy()]
+        for _ in range(10):
+            actions = np.array([int(np.flatnonzero(m)[0]) if m.any() else 0 for m in infos["action_mask"]])
+            obs, *_, infos = env.step(actions)
+            trace.append(obs.copy())
+        env.close()
+        results.append(trace)
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)
