@@ -145,6 +145,25 @@ def test_move_sets_match_brute_force_along_random_games() -> None:
             state.apply_action(legal[int(rng.integers(len(legal)))])
 
 
+def test_direct_legality_check_agrees_with_the_move_list() -> None:
+    rng = np.random.default_rng(3)
+    state = new_state()
+    for ply in range(200):
+        if state.is_terminal():
+            break
+        if ply % 20 == 0:
+            fresh = state_from_json(state.to_json())
+            assert fresh._legal is None
+            direct = [a for a in range(PASS) if fresh.is_legal(a)]
+            assert fresh._legal is None  # checked one by one, no move list built
+            assert direct == [a for a in state.legal_actions() if a != PASS]
+        legal = state.legal_actions()
+        state.apply_action(legal[int(rng.integers(len(legal)))])
+    jam = play(JAM)
+    fresh = state_from_json(jam.to_json())
+    assert not any(fresh.is_legal(a) for a in range(PASS)) and fresh.is_legal(PASS)
+
+
 # ----- start position ------------------------------------------------------------------------
 def test_start_position() -> None:
     state = new_state()

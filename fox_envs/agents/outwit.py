@@ -9,8 +9,10 @@ another move avoids it), and otherwise picks the move whose resulting position s
 * chips outside lose a little per square of distance to the corner;
 * the opponent's position scores the same way and is subtracted at a lower weight, so a move
   that shuts one of its lanes is preferred among equals;
-* a move back into an already seen position is penalised (to break shuffling), and a move
-  that would be the third occurrence is scored as a draw.
+* a move back into an already seen position is penalised, more so a third occurrence (a
+  draw), and so is a move that recreates an arrangement of its own chips it already had after
+  one of its earlier moves, whatever the opponent did: a blocked chip then tries another way
+  instead of the corner chips shuffling back and forth.
 Ties are broken with the seeded ``rng``.
 """
 from __future__ import annotations
@@ -23,9 +25,13 @@ from fox_envs.games.outwit import (
 HOME = 100.0
 DEPTH = 2.0
 LANE = 12.0
+LANE2 = 5.0
 DISTANCE = 3.0
 OPPONENT_WEIGHT = 0.5
-REPEAT = 40.0
+REPEAT = 150.0
+OWN_REPEAT = 30.0
+# bytes.translate tables keeping only one player's chip codes (1, 2 dark; 3, 4 light)
+OWN_ONLY = (bytes([0, 1, 2, 0, 0] + [0] * 251), bytes([0, 0, 0, 3, 4] + [0] * 251))
 LOSS = -100000.0
 WIN = 100000.0
 
@@ -71,6 +77,24 @@ def can_enter(board: bytearray, square: int, player: int, power: bool) -> bool:
     return False
 
 
+def enters_in_two(board: bytearray, square: int, player: int) -> bool:
+    """Whether the regular chip of ``player`` on ``square`` can slide into its corner with two
+    moves on ``board`` (the other chips standing still)."""
+    board[square], code = 0, board[square]
+    try:
+        for ray in ORTHOGONAL_RAYS[player][square]:
+            last = -1
+            for target in ray:
+                if board[target]:
+                    break
+                last = target
+            if last >= 0 and can_enter(board, last, player, False):
+                return True
+        return False
+    finally:
+        board[square] = code
+
+
 def side_score(board: bytearray, squares: list[int], player: int) -> float:
     """Race value of ``player``'s chips on ``board`` (higher is better for ``player``)."""
     corner = IN_CORNER[player]
@@ -83,6 +107,8 @@ def side_score(board: bytearray, squares: list[int], player: int) -> float:
             score -= DISTANCE * distance[square]
             if can_enter(board, square, player, index == 0):
                 score += LANE
+            elif index and enters_in_two(board, square, player):
+                score += LANE2
     return score
 
 
@@ -111,6 +137,12 @@ class OutwitHeuristic(SeededAgent):
         corner = IN_CORNER[player]
         home = state.home[player]
         opponent_home = state.home[1 - player]
+        keep = OWN_ONLY[player]
+        mine: dict[bytes, int] = {}
+        for key, count in state.seen.items():
+            if key[-1] != player:  # a position reached by one of its own moves
+                arrangement = key[:-1].translate(keep)
+                mine[arrangement] = mine.get(arrangement, 0) + count
         best: list[int] = []
         best_score = None
         for action in legal:
@@ -128,6 +160,7 @@ class OutwitHeuristic(SeededAgent):
                 seen = state.seen.get(bytes(board) + bytes((1 - player,)), 0)
                 if seen:
                     score -= REPEAT * (10 if seen >= 2 else 1)
+                score -= OWN_REPEAT * mine.get(bytes(board).translate(keep), 0)
             board[origin], board[target] = board[target], 0
             own[index] = origin
             if best_score is None or score > best_score + 1e-9:

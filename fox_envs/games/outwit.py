@@ -52,6 +52,7 @@ NUM_PLANES = 13
 SQUARE_NAMES = [f"{COLUMNS[i % 10]}{i // 10 + 1}" for i in range(NUM_SQUARES)]
 SQUARE_INDEX = {name: i for i, name in enumerate(SQUARE_NAMES)}
 
+MOVER_BYTE = (b"\x00", b"\x01")
 # Board codes: 0 empty, 1 + 2*player + is_power.
 EMPTY = 0
 REGULAR = (1, 3)
@@ -108,6 +109,22 @@ ORTHOGONAL_RAYS = tuple(_rays(p, DIRECTIONS[:4]) for p in (0, 1))
 ALL_RAYS = tuple(_rays(p, DIRECTIONS) for p in (0, 1))
 
 
+def _targets(player: int) -> tuple[dict[int, tuple[tuple[int, ...], int, bool]], ...]:
+    """Per origin square: target -> (ray, index of the target on it, whether orthogonal)."""
+    table = []
+    for square in range(NUM_SQUARES):
+        targets = {}
+        for ray in ALL_RAYS[player][square]:
+            orthogonal = ray in ORTHOGONAL_RAYS[player][square]
+            for k, target in enumerate(ray):
+                targets[target] = (ray, k, orthogonal)
+        table.append(targets)
+    return tuple(table)
+
+
+TARGETS = tuple(_targets(p) for p in (0, 1))
+
+
 def generate_moves(board: bytearray, squares: list[int], player: int) -> list[int]:
     """Sorted move actions of ``player`` whose chips stand on ``squares`` (power chip first):
     regular chips slide orthogonally as far as they can, the power chip stops anywhere."""
@@ -145,12 +162,17 @@ def _static_planes() -> np.ndarray:
 
 
 STATIC_PLANES = _static_planes()
+# Text of each square per board code: "[x]" in player_0's corner, "(x)" in player_1's, " x ".
+CELL_TEXT = tuple(
+    tuple(("[{}]" if IN_CORNER[0][s] else "({})" if IN_CORNER[1][s] else " {} ").format(mark) for mark in ".xXoO")
+    for s in range(NUM_SQUARES)
+)
 
 
 class OutwitGame(Game):
     name = "outwit_v0"
     PARAMS: dict = {}
-    max_moves_default = 400
+    max_moves_default = 300  # heuristic self-play: mean 36, max 48 moves; vs random: max 282 (docs)
     zero_sum = True
 
     def _setup(self) -> None:
@@ -186,7 +208,7 @@ class OutwitState(State):
     # ----- rules -----------------------------------------------------------------------------
     def position_key(self) -> bytes:
         """The repetition key: every chip with its kind, and the player to move."""
-        return bytes(self.board) + bytes((self.to_move,))
+        return bytes(self.board) + MOVER_BYTE[self.to_move]
 
     def current_player(self) -> int:
         if self.winner >= 0 or self.drawn:
@@ -282,11 +304,31 @@ class OutwitState(State):
         )
 
     def is_legal(self, action: int) -> bool:
-        return action in self._cached_legal()
+        """Checks one move directly (no full move generation) unless the list is cached."""
+        if self._legal is not None or action == PASS or not 0 <= action < PASS:
+            return action in self._cached_legal()
+        if self.winner >= 0 or self.drawn:
+            return False
+        player = self.to_move
+        origin, target = divmod(action, NUM_SQUARES)
+        board = self.board
+        code = board[origin]
+        if code != REGULAR[player] and code != POWER[player]:
+            return False
+        found = TARGETS[player][origin].get(target)
+        if found is None:
+            return False
+        ray, k, orthogonal = found
+        for square in ray[:k + 1]:
+            if board[square]:
+                return False
+        if code == POWER[player]:
+            return True
+        return orthogonal and (k + 1 == len(ray) or board[ray[k + 1]] != EMPTY)
 
     def _full_key(self) -> Any:
         return (bytes(self.board), [c[:] for c in self.squares], self.home[:], self.to_move, self.passes,
-                self.winner, self.drawn, sorted(self.seen.items()))
+                self.winner, self.drawn, self.seen)  # dicts compare regardless of order
 
     def clone(self) -> "OutwitState":
         new = OutwitState.__new__(OutwitState)
@@ -314,20 +356,12 @@ class OutwitState(State):
         return f"next: player_{self.to_move} ({'dark x' if self.to_move == 0 else 'light o'}) to move"
 
     def __str__(self) -> str:
-        glyph = ".xXoO"
+        board = self.board
         lines = []
         for row in range(NUM_ROWS - 1, -1, -1):
-            cells = []
-            for column in range(NUM_COLUMNS):
-                square = _square(row, column)
-                mark = glyph[self.board[square]]
-                if IN_CORNER[0][square]:
-                    cells.append(f"[{mark}]")
-                elif IN_CORNER[1][square]:
-                    cells.append(f"({mark})")
-                else:
-                    cells.append(f" {mark} ")
-            lines.append(f"{row + 1} " + "".join(cells))
+            start = row * NUM_COLUMNS
+            cells = "".join([CELL_TEXT[s][board[s]] for s in range(start, start + NUM_COLUMNS)])
+            lines.append(f"{row + 1} {cells}")
         lines.append("   " + "  ".join(COLUMNS))
         lines.append(f"player_0 dark x (X power) home [a7-c9]: {self.home[0]}/9; "
                      f"player_1 light o (O power) home (h1-j3): {self.home[1]}/9")

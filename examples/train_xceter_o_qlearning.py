@@ -1,0 +1,281 @@
+"""Tabular Q-learning on X-Ceter-O through the PettingZoo AEC API (numpy only).
+
+    python examples/train_xceter_o_qlearning.py [--quick] [--seed 0] [--episodes N] [--save q.npz]
+
+The learner sees only what the public ``env()`` gives an agent: ``env.last()``'s observation
+tensor and action mask, and its reward. It keys a Q-table on the observation (from the mover's
+side: which of its own / the opponent's pieces stands on each square, and which own piece moves
+next), reduced by the 8 symmetries of the board, and learns with one-step Q-learning per seat,
+the other seat being part of the environment:
+
+    Q(s, a) += alpha * (r + gamma * max_a' Q(s', a') - Q(s, a))
+
+where ``s'`` is the learner's next observation (after the opponent's reply) and ``r`` the final
+reward (+1 win, -1 loss, 0 draw/truncation). Each training game is, at random, self-play (both
+seats learn from one shared table), or the learner against ``random`` or ``heuristic``.
+Exploration is epsilon-greedy, with epsilon decaying linearly.
+
+Before and after training it prints the greedy learner's win rate against ``random`` and
+``heuristic`` (``fox_envs.evaluation.evaluate``, seats rotated, Wilson 95 % intervals).
+``--save`` writes the table as a ``fox_envs.policy/1`` ``.npz`` file; from the repository root
+``python -m fox_envs arena xceter_o_v0 q.npz random`` plays it (factory
+``examples.train_xceter_o_qlearning:load_agent``).
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from examples._common import (
+    Timer, against_baselines, base_parser, pick, print_before_after, print_rates,
+)
+
+ENV_ID = "xceter_o_v0"
+FACTORY = "examples.train_xceter_o_qlearning:load_agent"
+
+
+# ----- the board's 8 symmetries ----------------------------------------------------------------
+def _symmetries() -> np.ndarray:
+    """``SYM[v][i]`` = the real square that square ``i`` of the v-th transformed board shows."""
+    grid = np.arange(9).reshape(3, 3)
+    perms = []
+    for k in range(4):
+        rotated = np.rot90(grid, k)
+        perms.append(rotated.reshape(-1))
+        perms.append(np.fliplr(rotated).reshape(-1))
+    return np.array(perms, dtype=np.int64)
+
+
+SYM = _symmetries()  # (8, 9)
+POWERS = 7 ** np.arange(9, dtype=np.int64)
+PIECE_CODES = np.arange(1, 7, dtype=np.float32)  # planes 0-5 -> codes 1..6
+
+
+def encode(observation: np.ndarray) -> tuple[int, int]:
+    """``(key, v)``: the canonical key of an X-Ceter-O observation and the symmetry ``v`` that
+    maps it to the canonical board (real square of canonical square ``i`` is ``SYM[v][i]``).
+
+    The key holds the board (0 empty, 1-3 the mover's pieces in number order, 4-6 the
+    opponent's) and which own piece moves next (0-2; 3 during the placement phase)."""
+    board = (observation[:, :, :6].reshape(9, 6) @ PIECE_CODES).astype(np.int64)
+    if observation[0, 0, 9] > 0.5:
+        mover = 3
+    else:
+        square = int(np.argmax(observation[:, :, 7].reshape(9)))
+        mover = int(board[square]) - 1
+    codes = board[SYM] @ POWERS
+    v = int(np.argmin(codes))
+    return int(codes[v]) * 4 + mover, v
+
+
+# ----- the table and the greedy agent -----------------------------------------------------------
+class QTable:
+    """``values[key]``: 9 action values in the canonical frame (0 for an unseen state)."""
+
+    def __init__(self) -> None:
+        self.values: dict[int, np.ndarray] = {}
+
+    def row(self, key: int) -> np.ndarray:
+        row = self.values.get(key)
+        if row is None:
+            row = self.values[key] = np.zeros(9, dtype=np.float64)
+        return row
+
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        keys = np.fromiter(self.values.keys(), dtype=np.int64, count=len(self.values))
+        values = np.array([self.values[int(k)] for k in keys], dtype=np.float64).reshape(-1, 9)
+        return {"keys": keys, "values": values}
+
+    @classmethod
+    def from_arrays(cls, keys: np.ndarray, values: np.ndarray) -> "QTable":
+        table = cls()
+        table.values = {int(k): np.asarray(v, dtype=np.float64).copy() for k, v in zip(keys, values)}
+        return table
+
+
+def greedy(table: QTable, observation: np.ndarray, mask: np.ndarray, rng: np.random.Generator,
+           epsilon: float = 0.0) -> tuple[int, int, int]:
+    """``(action, key, canonical action)``: epsilon-greedy on the table, ties broken at random."""
+    key, v = encode(observation)
+    real = SYM[v]  # real square of each canonical square
+    legal = np.flatnonzero(mask[real])  # canonical legal squares
+    if epsilon > 0.0 and rng.random() < epsilon:
+        choice = int(legal[rng.integers(len(legal))])
+    else:
+        row = table.values.get(key)
+        if row is None:
+            best = legal
+        else:
+            q = row[legal]
+            best = legal[q >= q.max() - 1e-12]
+        choice = int(best[rng.integers(len(best))]) if len(best) > 1 else int(best[0])
+    return int(real[choice]), key, choice
+
+
+class QAgent:
+    """The greedy learned policy as a fox_envs agent (``act(state, player)``)."""
+
+    name = "q-learner"
+
+    def __init__(self, table: QTable, seed: int | None = None) -> None:
+        self.table = table
+        self.rng = np.random.default_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def act(self, state, player: int) -> int:
+        action, _, _ = greedy(self.table, state.observation_tensor(player), state.legal_actions_mask(), self.rng)
+        return action
+
+
+def load_agent(env_id: str = ENV_ID, seed: int | None = None, arrays: dict[str, np.ndarray] | None = None,
+               **_: Any) -> QAgent:
+    """Factory of a saved ``.npz`` policy (``fox_envs.agents.load_policy`` calls it)."""
+    if env_id != ENV_ID:
+        raise ValueError(f"this Q-table plays {ENV_ID}, not {env_id}")
+    if not arrays or "keys" not in arrays or "values" not in arrays:
+        raise ValueError("a Q-table policy file needs the arrays 'keys' and 'values'")
+    return QAgent(QTable.from_arrays(arrays["keys"], arrays["values"]), seed)
+
+
+def save(table: QTable, path: str | Path) -> Path:
+    """Write the table as a ``fox_envs.policy/1`` ``.npz`` policy file."""
+    from fox_envs.agents import save_policy
+
+    return save_policy(path, FACTORY, ENV_ID, arrays=table.to_arrays())
+
+
+# ----- training through the AEC API -------------------------------------------------------------
+OPPONENTS = ("self", "random", "heuristic")
+
+
+def parse_mix(text: str) -> dict[str, float]:
+    """``"self=2,random=1,heuristic=1"`` -> normalised weights."""
+    weights = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        name, _, value = part.partition("=")
+        if name not in OPPONENTS:
+            raise SystemExit(f"--mix: unknown opponent {name!r}; use {', '.join(OPPONENTS)}")
+        weights[name] = float(value or 1)
+    total = sum(weights.values())
+    if total <= 0:
+        raise SystemExit("--mix: the weights must add up to more than 0")
+    return {name: w / total for name, w in weights.items()}
+
+
+def train(episodes: int, seed: int = 0, mix: dict[str, float] | None = None, alpha: float = 0.3,
+          gamma: float = 0.95, epsilon_start: float = 0.3, epsilon_end: float = 0.02,
+          table: QTable | None = None, log_every: int = 0) -> QTable:
+    """Q-learning for ``episodes`` games through ``fox_envs.make("xceter_o_v0")`` (AEC)."""
+    import fox_envs
+    from fox_envs.agents import make_agent
+
+    mix = mix or {"self": 0.5, "random": 0.25, "heuristic": 0.25}
+    names = list(mix)
+    probabilities = np.array([mix[n] for n in names])
+    table = table or QTable()
+    rng = np.random.default_rng(seed)
+    baselines = {name: make_agent(name, ENV_ID, seed=seed + 1) for name in names if name != "self"}
+    env = fox_envs.make(ENV_ID)
+    outcomes = {name: [0, 0, 0] for name in names}  # learner wins / draws / losses (seat 0 in self-play)
+    timer = Timer()
+    for episode in range(episodes):
+        epsilon = epsilon_start + (epsilon_end - epsilon_start) * episode / max(1, episodes - 1)
+        kind = names[int(rng.choice(len(names), p=probabilities))]
+        learner_seats = {0, 1} if kind == "self" else {episode % 2}
+        opponent = baselines.get(kind)
+        if opponent is not None:
+            opponent.reset(int(rng.integers(2**31)))
+        env.reset(seed=int(rng.integers(2**31)))
+        previous: dict[int, tuple[np.ndarray, int]] = {}  # seat -> (row, canonical action)
+        final = 0.0
+        for agent in env.agent_iter():
+            observation, reward, termination, truncation, _ = env.last()
+            seat = int(agent[-1])
+            done = termination or truncation
+            if seat in learner_seats:
+                if done:
+                    target = reward
+                    if seat == min(learner_seats):
+                        final = reward
+                else:
+                    key, v = encode(observation["observation"])
+                    row = table.values.get(key)
+                    legal = np.flatnonzero(observation["action_mask"][SYM[v]])
+                    target = gamma * float(row[legal].max()) if row is not None else 0.0
+                if seat in previous:
+                    row_p, a_p = previous[seat]
+                    row_p[a_p] += alpha * (target - row_p[a_p])
+                if done:
+                    env.step(None)
+                    continue
+                action, key, canonical = greedy(table, observation["observation"], observation["action_mask"],
+                                                rng, epsilon)
+                previous[seat] = (table.row(key), canonical)
+                env.step(action)
+            elif done:
+                env.step(None)
+            else:
+                env.step(opponent.act(env.unwrapped.game_state, seat))
+        outcomes[kind][0 if final > 0 else 2 if final < 0 else 1] += 1
+        if log_every and (episode + 1) % log_every == 0:
+            parts = ", ".join(f"{name} {w}/{d}/{l}" for name, (w, d, l) in outcomes.items())
+            print(f"  episode {episode + 1:>7}: {len(table.values):>6} states, epsilon {epsilon:.3f}, "
+                  f"W/D/L since last report: {parts}  ({timer.seconds:.0f}s)", flush=True)
+            outcomes = {name: [0, 0, 0] for name in names}
+    env.close()
+    return table
+
+
+# ----- main ---------------------------------------------------------------------------------------
+def build_parser():
+    parser = base_parser(__doc__.split("\n\n")[0], epilog=__doc__.split("\n\n", 1)[1])
+    parser.add_argument("--episodes", type=int, default=None,
+                        help="training games (default 60000; 8000 with --quick)")
+    parser.add_argument("--mix", default="self=2,random=1,heuristic=1",
+                        help="training opponents and their weights (default self=2,random=1,heuristic=1)")
+    parser.add_argument("--alpha", type=float, default=0.3, help="learning rate (default 0.3)")
+    parser.add_argument("--gamma", type=float, default=0.95, help="discount (default 0.95: quicker wins score more)")
+    parser.add_argument("--save", metavar="PATH.npz", help="write the learned table as a policy file")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    """Train, print the win rates before and after, and return them (also used by the tests)."""
+    args = build_parser().parse_args(argv)
+    episodes = pick(args.episodes, args.quick, 8000, 60000)
+    games = pick(args.eval_games, args.quick, 200, 1000)
+    timer = Timer()
+    print(f"X-Ceter-O tabular Q-learning: {episodes} training games ({args.mix}), seed {args.seed}, "
+          f"{games} evaluation games per opponent")
+    table = QTable()
+    before = against_baselines(ENV_ID, QAgent(table), games, args.seed + 1000, args.workers)
+    print_rates("before training (empty table: uniformly random moves):", before)
+    train_timer = Timer()
+    table = train(episodes, seed=args.seed, mix=parse_mix(args.mix), alpha=args.alpha, gamma=args.gamma,
+                  log_every=max(1, episodes // 5))
+    train_seconds = train_timer.seconds
+    print(f"trained in {train_seconds:.1f}s: {len(table.values)} canonical states in the table")
+    after = against_baselines(ENV_ID, QAgent(table), games, args.seed + 1000, args.workers)
+    print_rates("after training (greedy on the table):", after)
+    print_before_after(before, after)
+    if args.save:
+        path = save(table, args.save)
+        print(f"saved {path}; play it from the repository root with:\n"
+              f"  python -m fox_envs arena {ENV_ID} {path} random --games 200")
+    print(f"wall time {timer.seconds:.1f}s")
+    return {"before": before, "after": after, "episodes": episodes, "states": len(table.values),
+            "train_seconds": train_seconds, "seconds": timer.seconds, "table": table}
+
+
+if __name__ == "__main__":
+    main()
