@@ -61,7 +61,8 @@ def main() -> None:
                 draws += 1
         print(f"heuristic vs random, {args.games} games, seats swapped: {wins} wins, {draws} draws, "
               f"{losses} losses, {truncated} truncated (cap {args.cap}); win rate {wins / args.games:.3f}; "
-              f"mean length {statistics.mean(lengths):.1f}; {time.time() - start:.0f}s")
+              f"length mean {statistics.mean(lengths):.1f}, 95th percentile "
+              f"{sorted(lengths)[int(0.95 * len(lengths))]}, max {max(lengths)}; {time.time() - start:.0f}s")
 
     if not args.skip_self:
         start = time.time()

@@ -35,7 +35,9 @@ import numpy as np
 
 from examples._common import Timer, base_parser, format_rate, pick, print_before_after, team
 
-from fox_envs.games.bye_bye_mr_fox import GIVE_ACTION  # actions >= this: give an egg to a nest
+from fox_envs.games.bye_bye_mr_fox import (  # the action and observation layout of the rules module
+    GIVE_ACTION, OBS_NEST_CIRCLES, OBS_NESTS, OBS_SIZE, OBS_VISIBLE,
+)
 
 ENV_ID = "bye_bye_mr_fox_v0"
 FACTORY = "examples.train_bye_bye_mr_fox:load_agent"
@@ -96,23 +98,41 @@ class ValueNet:
 
 
 # ----- afterstates --------------------------------------------------------------------------------
-def afterstates(state) -> tuple[list[int], np.ndarray, np.ndarray]:
-    """``(legal actions, features, terminal values)`` of each decision of the player to move.
+OPPOSITE = [3, 4, 5, 0, 1, 2]  # the spinner's back end at N<b> pairs with the front at sector b+3
+NUM_FEATURES = OBS_SIZE + 1 + 30 + 10 + 6
 
-    Features: the afterstate's observation tensor and a 1 when the spinner is still to come.
-    Terminal values: 1 / 0 when the decision ends the game (won / lost), NaN otherwise."""
+
+def features(observations: np.ndarray, spin_pending: np.ndarray) -> np.ndarray:
+    """The network's inputs for a batch of afterstates (one row each): the observation tensor,
+    a 1 when the spinner is still to come, and the spinner's pairings read off the observation:
+    for each nest circle the egg on it times the picture (black, brown, white, fox, three hens)
+    it would be sent to (30), those summed over the circles (5), how many sectors show each
+    picture (5), and for each hen colour its missing eggs times the sectors showing it and
+    times the eggs paired with it (6)."""
+    eggs = observations[:, OBS_NEST_CIRCLES:OBS_NEST_CIRCLES + 6]
+    visible = observations[:, OBS_VISIBLE:OBS_VISIBLE + 30].reshape(-1, 6, 5)
+    paired = eggs[:, :, None] * visible[:, OPPOSITE]  # (batch, 6 circles, 5 pictures)
+    paired_sum = paired.sum(axis=1)
+    showing = visible.sum(axis=1)
+    missing = 1.0 - observations[:, OBS_NESTS:OBS_NESTS + 3]
+    return np.concatenate([observations, spin_pending[:, None], paired.reshape(len(observations), -1), paired_sum,
+                           showing, missing * showing[:, :3], missing * paired_sum[:, :3]], axis=1)
+
+
+def afterstates(state) -> tuple[list[int], np.ndarray, np.ndarray]:
+    """``(legal actions, features, terminal values)`` of each decision of the player to move
+    (terminal values: 1 / 0 when the decision ends the game won / lost, NaN otherwise)."""
     legal = state.legal_actions()
-    size = state.game.observation_shape[0]
-    features = np.zeros((len(legal), size + 1), dtype=np.float64)
+    observations = np.empty((len(legal), OBS_SIZE), dtype=np.float64)
     terminal = np.full(len(legal), np.nan)
     for i, action in enumerate(legal):
         after = state.clone()
         after.apply_action(action)
         if after.is_terminal():
             terminal[i] = 1.0 if after.returns()[0] > 0 else 0.0
-        features[i, :size] = after.observation_tensor(0)
-        features[i, size] = 1.0 if action < GIVE_ACTION else 0.0  # a placement: the spin follows
-    return legal, features, terminal
+        observations[i] = after.observation_tensor(0)
+    spin_pending = (np.asarray(legal) < GIVE_ACTION).astype(np.float64)  # a placement: the spin follows
+    return legal, features(observations, spin_pending), terminal
 
 
 def choose(net: ValueNet, state, rng: np.random.Generator, epsilon: float = 0.0) -> tuple[int, np.ndarray, float]:
@@ -172,8 +192,7 @@ def train(episodes: int, seed: int = 0, lam: float = 0.7, epsilon_start: float =
     import fox_envs
 
     env = fox_envs.make(ENV_ID)
-    size = env.unwrapped.game.observation_shape[0]
-    net = net or ValueNet(size + 1, hidden, seed=seed, lr=lr)
+    net = net or ValueNet(NUM_FEATURES, hidden, seed=seed, lr=lr)
     rng = np.random.default_rng(seed)
     batch_x: list[np.ndarray] = []
     batch_y: list[np.ndarray] = []
@@ -240,13 +259,12 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     timer = Timer()
     print(f"Bye Bye Mr. Fox! afterstate TD(lambda={args.lam}): {episodes} training games, seed {args.seed}, "
           f"{games} evaluation games per team")
-    size = 1 + __import__("fox_envs").make_game(ENV_ID).observation_shape[0]
     baselines = {"random team": team(ENV_ID, ["random"], games, args.seed + 1000, args.workers),
                  "heuristic team": team(ENV_ID, ["heuristic"], games, args.seed + 1000, args.workers)}
     print("baseline teams (every seat the same agent):")
     for name, record in baselines.items():
         print(f"  {name:<16} team win rate {format_rate(record)}")
-    net = ValueNet(size, args.hidden, seed=args.seed, lr=args.lr)
+    net = ValueNet(NUM_FEATURES, args.hidden, seed=args.seed, lr=args.lr)
     before = measure(AfterstateAgent(net), games, args.seed + 1000, args.workers)
     print("learner before training (untrained network):")
     for name, record in before.items():

@@ -249,6 +249,14 @@ def test_opponent_corner_is_a_wall() -> None:
     assert chips(state)["a6"] == "o"
 
 
+def test_diagonal_may_pass_the_corner_of_the_opponents_corner() -> None:
+    # Light's power chip on c6 goes up-right to d7 between c7 (dark corner, a wall for light)
+    # and d6: only the squares it lands on or crosses count, as with two touching chips.
+    state = play("b1-g1 e5-d6 g1-b1 d6-c6 b1-g1")
+    assert {"c6-d7", "c6-e8", "c6-f9"} <= moves_from(state, "c6")
+    assert not any(m[3] in "abc" and int(m[4]) >= 7 for m in moves_from(state, "c6"))
+
+
 def test_chip_enters_own_corner_and_counts_home() -> None:
     state = play("b1-g1 g7-g9 h7-a7")  # h7 slides left along row 7 into the corner
     assert chips(state)["a7"] == "x"

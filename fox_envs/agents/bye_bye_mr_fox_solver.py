@@ -38,13 +38,35 @@ from fox_envs.games.bye_bye_mr_fox import (
 FULL = NEST_CAPACITY
 NEEDED = 3 * NEST_CAPACITY
 TIE = 1e-12
-# a colour summary: (nest eggs, face-down hen tokens, sectors with egg opposite, without)
-Colour = tuple[int, int, int, int]
-Key = tuple  # (Colour, Colour, Colour, fox_with, fox_without, three_hens_egg, eggs_down, foxes_down)
+# A colour summary is one int: nest*48 + down*16 + with*4 + without (with + without <= 3), so
+# the updates are additions: a face-down hen flipped -16, a sector with egg +4, without +1,
+# an egg into the nest +48.
+COLOUR_CODES = 4 * 48
+NEST = [code // 48 for code in range(COLOUR_CODES)]
+DOWN = [code % 48 // 16 for code in range(COLOUR_CODES)]
+WITH = [code % 16 // 4 for code in range(COLOUR_CODES)]
+WITHOUT = [code % 4 for code in range(COLOUR_CODES)]
+DOWN_1, WITH_1, WITHOUT_1, NEST_1 = 16, 4, 1, 48
 
 
-def canonical(state: ByeByeMrFoxState) -> Key:
-    """The canonical key of ``state`` (its board as of now, whatever the phase)."""
+def colour_code(nest: int, down: int, with_egg: int, without: int) -> int:
+    return nest * 48 + down * 16 + with_egg * 4 + without
+
+
+def pack(a: int, b: int, c: int, fox_w: int, fox_o: int, th: int, eggs: int, foxes: int) -> int:
+    """The memo key: the sorted colour codes and the rest, as one int."""
+    if a > b:
+        a, b = b, a
+    if b > c:
+        b, c = c, b
+        if a > b:
+            a, b = b, a
+    return ((((((a * 192 + b) * 192 + c) * 6 + fox_w) * 6 + fox_o) * 2 + th) * 12 + eggs) * 5 + foxes
+
+
+def canonical(state: ByeByeMrFoxState) -> tuple[int, ...]:
+    """``(colour_a, colour_b, colour_c, fox_with, fox_without, three_hens_egg, eggs_down,
+    foxes_down)`` of ``state``'s board as of now, whatever the phase (colours sorted)."""
     with_egg = [0] * 6
     without = [0] * 6
     three_hens_egg = 0
@@ -56,15 +78,8 @@ def canonical(state: ByeByeMrFoxState) -> Key:
             with_egg[picture] += 1
         else:
             without[picture] += 1
-    colours = sorted((state.nests[c], state.face_down[c], with_egg[c], without[c]) for c in HENS)
+    colours = sorted(colour_code(state.nests[c], state.face_down[c], with_egg[c], without[c]) for c in HENS)
     return (*colours, with_egg[FOX], without[FOX], three_hens_egg, state.face_down[EGG], state.face_down[FOX])
-
-
-def _replace(colours: list, index: int, new: Colour) -> tuple:
-    out = colours[:]
-    out[index] = new
-    out.sort()
-    return tuple(out)
 
 
 class ByeByeMrFoxSolver:
@@ -74,7 +89,8 @@ class ByeByeMrFoxSolver:
         if game.printed.count(THREE_HENS) != 1:
             raise ValueError("the solver assumes exactly one three-hens space (as the layout param requires)")
         self.game = game
-        self.memo: dict[Key, float] = {}
+        self.memo: dict[int, float] = {}  # turn (flip) nodes
+        self.spin_memo: dict[int, float] = {}  # spin nodes
 
     # ----- public -------------------------------------------------------------------------------
     def value(self, state: ByeByeMrFoxState) -> float:
@@ -86,12 +102,9 @@ class ByeByeMrFoxSolver:
             return 1.0 if state.won else 0.0
         if phase in (PLACE, GIVE):
             return max(self.action_values(state).values())
-        key = canonical(state)
-        colours, rest = list(key[:3]), key[3:]
         if phase == SPIN:
-            return self._spin(colours, *rest)
-        assert phase == FLIP
-        return self._end_turn(colours, *rest)
+            return self._spin(*canonical(state))
+        return self._end_turn(*canonical(state))
 
     def action_values(self, state: ByeByeMrFoxState) -> dict[int, float]:
         """Optimal win probability after each legal decision of the player to move."""
@@ -109,97 +122,127 @@ class ByeByeMrFoxSolver:
         return self.value(self.game.new_initial_state())
 
     # ----- the recursion -------------------------------------------------------------------------
-    def _end_turn(self, colours: list, fox_w: int, fox_o: int, th: int, eggs: int, foxes: int) -> float:
+    def _end_turn(self, a: int, b: int, c: int, fw: int, fo: int, th: int, eggs: int, foxes: int) -> float:
         """The value at the end of a turn: win, loss, or the next flip."""
-        a, b, c = colours
-        needed = NEEDED - a[0] - b[0] - c[0]
+        needed = NEEDED - NEST[a] - NEST[b] - NEST[c]
         if not needed:
             return 1.0
-        turns = a[1] + b[1] + c[1] + eggs + foxes
-        if needed > turns or needed > eggs + a[2] + b[2] + c[2] + fox_w + th:
+        turns = DOWN[a] + DOWN[b] + DOWN[c] + eggs + foxes
+        if needed > turns or needed > eggs + WITH[a] + WITH[b] + WITH[c] + fw + th:
             return 0.0  # no time or no eggs left to fill the nests
-        key = (a, b, c, fox_w, fox_o, th, eggs, foxes)
+        key = pack(a, b, c, fw, fo, th, eggs, foxes)
         value = self.memo.get(key)
         if value is None:
-            value = self.memo[key] = self._turn(colours, fox_w, fox_o, th, eggs, foxes, turns)
+            value = self.memo[key] = self._turn(a, b, c, fw, fo, th, eggs, foxes, turns)
         return value
 
-    def _turn(self, colours: list, fox_w: int, fox_o: int, th: int, eggs: int, foxes: int, total: int) -> float:
+    def _turn(self, a: int, b: int, c: int, fw: int, fo: int, th: int, eggs: int, foxes: int,
+              total: int) -> float:
         """A flip node: the expectation over the token of its best placement."""
         spin = self._spin
+        cols = (a, b, c)
         value = 0.0
-        seen: dict[Colour, float] = {}
-        for i, (nest, down, w, o) in enumerate(colours):  # a hen token of colour i
+        done: dict[int, float] = {}
+        for i in range(3):  # a hen token of colour i
+            ci = cols[i]
+            down = DOWN[ci]
             if not down:
                 continue
-            me = (nest, down - 1, w, o)
-            if me in seen:  # an identical colour: same value
-                value += down * seen[me]
+            if ci in done:  # an identical colour: same value
+                value += down * done[ci]
                 continue
+            me = ci - DOWN_1
             best = -1.0
-            if fox_w:
-                best = max(best, spin(list(_replace(colours, i, (nest, down - 1, w + 1, o))), fox_w - 1, fox_o, th, eggs, foxes))
-            if fox_o:
-                best = max(best, spin(list(_replace(colours, i, (nest, down - 1, w, o + 1))), fox_w, fox_o - 1, th, eggs, foxes))
-            for j, (nest_j, down_j, w_j, o_j) in enumerate(colours):
+            if fw:
+                out = list(cols)
+                out[i] = me + WITH_1
+                best = max(best, spin(*out, fw - 1, fo, th, eggs, foxes))
+            if fo:
+                out = list(cols)
+                out[i] = me + WITHOUT_1
+                best = max(best, spin(*out, fw, fo - 1, th, eggs, foxes))
+            for j in range(3):
                 if j == i:
                     continue
-                if w_j:
-                    out = colours[:]
-                    out[i], out[j] = (nest, down - 1, w + 1, o), (nest_j, down_j, w_j - 1, o_j)
-                    out.sort()
-                    best = max(best, spin(out, fox_w, fox_o, th, eggs, foxes))
-                if o_j:
-                    out = colours[:]
-                    out[i], out[j] = (nest, down - 1, w, o + 1), (nest_j, down_j, w_j, o_j - 1)
-                    out.sort()
-                    best = max(best, spin(out, fox_w, fox_o, th, eggs, foxes))
-            if best < 0.0:  # no legal place (cannot happen with one three-hens space): discarded
-                best = spin(list(_replace(colours, i, me)), fox_w, fox_o, th, eggs, foxes)
-            seen[me] = best
+                cj = cols[j]
+                if WITH[cj]:
+                    out = list(cols)
+                    out[i], out[j] = me + WITH_1, cj - WITH_1
+                    best = max(best, spin(*out, fw, fo, th, eggs, foxes))
+                if WITHOUT[cj]:
+                    out = list(cols)
+                    out[i], out[j] = me + WITHOUT_1, cj - WITHOUT_1
+                    best = max(best, spin(*out, fw, fo, th, eggs, foxes))
+            if best < 0.0:  # no legal place (impossible with one three-hens space): discarded
+                out = list(cols)
+                out[i] = me
+                best = spin(*out, fw, fo, th, eggs, foxes)
+            done[ci] = best
             value += down * best
         if eggs:  # an egg: on an empty nest circle
             best = -1.0
-            for i, (nest, down, w, o) in enumerate(colours):
-                if o:
-                    best = max(best, spin(list(_replace(colours, i, (nest, down, w + 1, o - 1))), fox_w, fox_o, th, eggs - 1, foxes))
-            if fox_o:
-                best = max(best, spin(colours, fox_w + 1, fox_o - 1, th, eggs - 1, foxes))
+            for i in range(3):
+                ci = cols[i]
+                if WITHOUT[ci] and (i == 0 or ci != cols[i - 1]):
+                    out = list(cols)
+                    out[i] = ci - WITHOUT_1 + WITH_1
+                    best = max(best, spin(*out, fw, fo, th, eggs - 1, foxes))
+            if fo:
+                best = max(best, spin(a, b, c, fw + 1, fo - 1, th, eggs - 1, foxes))
             if not th:
-                best = max(best, spin(colours, fox_w, fox_o, 1, eggs - 1, foxes))
+                best = max(best, spin(a, b, c, fw, fo, 1, eggs - 1, foxes))
             if best < 0.0:
-                best = spin(colours, fox_w, fox_o, th, eggs - 1, foxes)
+                best = spin(a, b, c, fw, fo, th, eggs - 1, foxes)
             value += eggs * best
         if foxes:  # a fox token: on a single hen
             best = -1.0
-            for i, (nest, down, w, o) in enumerate(colours):
-                if w:
-                    best = max(best, spin(list(_replace(colours, i, (nest, down, w - 1, o))), fox_w + 1, fox_o, th, eggs, foxes - 1))
-                if o:
-                    best = max(best, spin(list(_replace(colours, i, (nest, down, w, o - 1))), fox_w, fox_o + 1, th, eggs, foxes - 1))
+            for i in range(3):
+                ci = cols[i]
+                if i and ci == cols[i - 1]:
+                    continue
+                if WITH[ci]:
+                    out = list(cols)
+                    out[i] = ci - WITH_1
+                    best = max(best, spin(*out, fw + 1, fo, th, eggs, foxes - 1))
+                if WITHOUT[ci]:
+                    out = list(cols)
+                    out[i] = ci - WITHOUT_1
+                    best = max(best, spin(*out, fw, fo + 1, th, eggs, foxes - 1))
             if best < 0.0:
-                best = spin(colours, fox_w, fox_o, th, eggs, foxes - 1)
+                best = spin(a, b, c, fw, fo, th, eggs, foxes - 1)
             value += foxes * best
         return value / total
 
-    def _spin(self, colours: list, fox_w: int, fox_o: int, th: int, eggs: int, foxes: int) -> float:
+    def _spin(self, a: int, b: int, c: int, fw: int, fo: int, th: int, eggs: int, foxes: int) -> float:
         """A spin node: each of the six sectors with probability 1/6."""
+        key = pack(a, b, c, fw, fo, th, eggs, foxes)
+        value = self.spin_memo.get(key)
+        if value is not None:
+            return value
         end = self._end_turn
-        quiet = 6 - colours[0][2] - colours[1][2] - colours[2][2] - fox_w - th  # sectors facing an empty circle
-        total = quiet * end(colours, fox_w, fox_o, th, eggs, foxes) if quiet else 0.0
-        if fox_w:  # the fox steals the egg
-            total += fox_w * end(colours, fox_w - 1, fox_o + 1, th, eggs, foxes)
-        for i, (nest, down, w, o) in enumerate(colours):
+        quiet = 6 - WITH[a] - WITH[b] - WITH[c] - fw - th  # sectors facing an empty circle
+        total = quiet * end(a, b, c, fw, fo, th, eggs, foxes) if quiet else 0.0
+        if fw:  # the fox steals the egg
+            total += fw * end(a, b, c, fw - 1, fo + 1, th, eggs, foxes)
+        cols = (a, b, c)
+        for i in range(3):
+            ci = cols[i]
+            w = WITH[ci]
             if w:  # the egg goes to hen i, or is discarded if its nest is full
-                fed = (min(nest + 1, FULL), down, w - 1, o + 1)
-                total += w * end(list(_replace(colours, i, fed)), fox_w, fox_o, th, eggs, foxes)
+                out = list(cols)
+                out[i] = ci - WITH_1 + WITHOUT_1 + (NEST_1 if NEST[ci] < FULL else 0)
+                total += w * end(*out, fw, fo, th, eggs, foxes)
         if th:  # three hens: the players choose a nest that is not full
             best = 0.0
-            for i, (nest, down, w, o) in enumerate(colours):
-                if nest < FULL:
-                    best = max(best, end(list(_replace(colours, i, (nest + 1, down, w, o))), fox_w, fox_o, 0, eggs, foxes))
+            for i in range(3):
+                ci = cols[i]
+                if NEST[ci] < FULL:
+                    out = list(cols)
+                    out[i] = ci + NEST_1
+                    best = max(best, end(*out, fw, fo, 0, eggs, foxes))
             total += best
-        return total / 6.0
+        value = self.spin_memo[key] = total / 6.0
+        return value
 
 
 _SOLVERS: dict[ByeByeMrFoxGame, ByeByeMrFoxSolver] = {}
@@ -231,11 +274,12 @@ def main(argv: list[str]) -> None:
     import time
 
     for eggs in [int(a) for a in argv] or [12, 14, 16]:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         solver = ByeByeMrFoxSolver(ByeByeMrFoxGame(egg_tokens=eggs))
         value = solver.solve()
         print(f"egg_tokens={eggs}: optimal win probability {value:.6f}, {len(solver.memo)} turn states, "
-              f"{time.perf_counter() - start:.1f} s", flush=True)
+              f"{len(solver.spin_memo)} spin states, {time.perf_counter() - start:.1f} s wall, "
+              f"{time.process_time() - cpu:.1f} s cpu", flush=True)
 
 
 if __name__ == "__main__":

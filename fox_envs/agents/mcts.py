@@ -1,31 +1,54 @@
-"""A generic Monte Carlo tree search baseline (UCT) on the rules core.
+"""A generic Monte Carlo tree search agent (UCT) on the rules core.
 
-Each simulation takes one copy of the position (``state.clone()``, or for a
-hidden-information game ``state.sample_determinisation(player, rng)``: the hidden facts are
-redrawn consistently with what ``player`` knows, the real hidden state is never read) and
-walks the tree with ``apply_action`` only:
+Nothing in this module knows a game: game knowledge comes in through optional hooks (the
+per-game ones live in ``fox_envs/agents/evaluators.py`` and are picked by env id in
+``make_mcts``, the factory behind ``make_agent("mcts", env_id)``).
+
+Each simulation takes one copy of the position (``state.clone()``, or for a hidden-information
+game ``state.sample_determinisation(player, rng)``: the hidden facts are redrawn consistently
+with what ``player`` knows, the real hidden state is never read) and walks the tree with
+``apply_action`` only:
 
 * selection: at a decision node, the child maximising ``Q + c * sqrt(ln N / n)`` where ``Q`` is
-  the mean return of the player who moves there (so every node maximises its mover's return;
-  any number of players); ``N`` is the parent's visit count, or, with determinisation, the
-  number of times the child was legal when its parent was visited (ISMCTS availability);
+  the mean return of the player who moves at that node (every node maximises its own mover's
+  return, so any number of players works, and a turn made of several decisions by the same
+  seat is just several tree levels with the same mover); ``N`` is the parent's visit count, or,
+  with determinisation, the number of times the child was legal when its parent was visited
+  (ISMCTS availability);
 * chance nodes: an outcome drawn from ``chance_outcomes()`` with its probability;
 * expansion: one untried legal action (drawn at random), then a rollout;
-* rollout: uniformly random legal actions (``rollout="heuristic"``: the game's heuristic agent)
-  until the game ends or ``rollout_limit`` player decisions were made (then all returns count
-  as 0);
+* rollout: ``rollout="random"`` uniformly random legal actions (with ``decisive=True`` an action
+  that wins at once is taken when there is one), ``"heuristic"`` the game's heuristic agent,
+  ``"game"`` the game's rollout policy (hook ``rollout_action``), until the game ends or
+  ``rollout_limit`` player decisions were made; then, with a leaf ``evaluator`` (hook
+  ``value(state) -> returns-like array in [-1, 1]``, or ``None`` for "cannot tell here, play
+  on"), the evaluation is backed up, otherwise every return counts 0;
+* backup: each node on the path adds the return of the player who moved into it;
 * the move played is the most visited root child (ties: higher mean, then lower action id).
+
+Root rules (generic, cheap at the root only):
+
+* ``decisive=True``: an action that wins at once (the game ends with this player's return
+  positive and highest; the search follows the player's own further decisions of the same
+  turn) is played without search;
+* ``safety=True``: root actions after which the next player can win at once are not searched
+  when a safe action exists (the hook ``wins_now(state) -> bool`` answers "can the player to
+  move win at once?" fast; without it the replies are enumerated);
+* ``reuse=True``: the subtree of the position reached is kept between the decisions of one
+  game (a turn of two decisions reuses the first search).
 
 A position with a single legal action is answered at once, without search. Seeded by
 ``reset(seed)`` (or the ``seed`` argument): equal seeds give equal moves.
 
-By name: ``make_agent("mcts:simulations=400,c=1.0,rollout=heuristic", env_id)``.
+By name: ``make_agent("mcts:simulations=400,c=1.0,rollout=heuristic", env_id)``; without
+options every game gets its tuned defaults (``evaluators.SEARCH_DEFAULTS``), ``preset=plain``
+the plain UCT defaults of ``MCTSAgent``.
 """
 from __future__ import annotations
 
 import math
 import random
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -33,7 +56,10 @@ from fox_envs.agents.base import SeededAgent
 from fox_envs.core.errors import InvalidParameterError
 from fox_envs.core.game import CHANCE, TERMINAL, State
 
-ROLLOUTS = ("random", "heuristic")
+ROLLOUTS = ("random", "heuristic", "game")
+EVALUATORS = ("none", "game")
+PRESETS = ("game", "plain")
+CHECK_BUDGET = 4000  # max states examined by one root decisive/safety check
 
 
 class _Node:
@@ -46,37 +72,77 @@ class _Node:
         self.avail = 0  # times this child was legal at a visit of its parent (determinisation)
 
 
+def _is_int(value: Any, low: int) -> bool:
+    return not isinstance(value, bool) and isinstance(value, int) and value >= low
+
+
 class MCTSAgent(SeededAgent):
-    """UCT with random (or heuristic) rollouts, chance sampling and determinisation."""
+    """UCT with rollouts, optional leaf evaluation, chance sampling and determinisation."""
 
     name = "mcts"
 
     def __init__(self, seed: int | None = None, simulations: int = 200, c: float = 1.4,
-                 rollout: str = "random", rollout_limit: int = 200, env_id: str | None = None) -> None:
-        if isinstance(simulations, bool) or not isinstance(simulations, int) or simulations < 1:
+                 rollout: Any = "random", rollout_limit: int = 200, evaluator: Any = "none",
+                 decisive: bool = False, safety: bool = False, reuse: bool = False,
+                 env_id: str | None = None, knowledge: Any = None) -> None:
+        if not _is_int(simulations, 1):
             raise InvalidParameterError(f"mcts: simulations must be an integer >= 1, got {simulations!r}")
         if isinstance(c, bool) or not isinstance(c, (int, float)) or not c >= 0:
             raise InvalidParameterError(f"mcts: c (exploration constant) must be a number >= 0, got {c!r}")
-        if rollout not in ROLLOUTS:
-            raise InvalidParameterError(f"mcts: rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
-        if isinstance(rollout_limit, bool) or not isinstance(rollout_limit, int) or rollout_limit < 0:
+        if not _is_int(rollout_limit, 0):
             raise InvalidParameterError(f"mcts: rollout_limit must be an integer >= 0, got {rollout_limit!r}")
-        if rollout == "heuristic" and env_id is None:
-            raise InvalidParameterError("mcts: rollout='heuristic' needs env_id (use make_agent)")
+        for flag, value in (("decisive", decisive), ("safety", safety), ("reuse", reuse)):
+            if not isinstance(value, bool):
+                raise InvalidParameterError(f"mcts: {flag} must be true or false, got {value!r}")
+        if isinstance(rollout, str) and rollout not in ROLLOUTS:
+            raise InvalidParameterError(f"mcts: rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
+        if isinstance(evaluator, str) and evaluator not in EVALUATORS:
+            raise InvalidParameterError(f"mcts: evaluator must be one of {', '.join(EVALUATORS)}, got {evaluator!r}")
+        if knowledge is None and (rollout == "game" or evaluator == "game" or safety or decisive) and env_id is not None:
+            from fox_envs.agents.evaluators import knowledge_for
+
+            knowledge = knowledge_for(env_id)
         super().__init__(seed)
         self.simulations = simulations
         self.c = float(c)
-        self.rollout = rollout
+        self.rollout = rollout if isinstance(rollout, str) else getattr(rollout, "name", "custom")
         self.rollout_limit = rollout_limit
+        self.decisive = decisive
+        self.safety = safety
+        self.reuse = reuse
         self.env_id = env_id
+        self.knowledge = knowledge
         self.random = random.Random(seed)
-        self._rollout_agent = None
+        self._rollout_agent = None  # an object with act(state, player)
+        self._rollout_hook: Callable[[State, int, random.Random], int] | None = None
         if rollout == "heuristic":
+            if env_id is None:
+                raise InvalidParameterError("mcts: rollout='heuristic' needs env_id (use make_agent)")
             from fox_envs.agents.registry import make_agent
 
             self._rollout_agent = make_agent("heuristic", env_id, seed=seed)
+        elif rollout == "game":
+            self._rollout_hook = getattr(knowledge, "rollout_action", None)
+            if self._rollout_hook is None:
+                raise InvalidParameterError(f"mcts: rollout='game' but {env_id!r} has no rollout policy")
+        elif not isinstance(rollout, str):
+            if not hasattr(rollout, "act"):
+                raise InvalidParameterError("mcts: rollout must be a name or an agent with act(state, player)")
+            self._rollout_agent = rollout
+        self.evaluator: Callable[[State], np.ndarray | None] | None = None
+        if evaluator == "game":
+            self.evaluator = getattr(knowledge, "value", None)
+            if self.evaluator is None:
+                raise InvalidParameterError(f"mcts: evaluator='game' but {env_id!r} has no evaluator")
+        elif not isinstance(evaluator, str):
+            if not callable(evaluator):
+                raise InvalidParameterError("mcts: evaluator must be 'none', 'game' or a callable value(state)")
+            self.evaluator = evaluator
+        self._wins_now: Callable[[State], bool | None] | None = getattr(knowledge, "wins_now", None)
+        self._tree: tuple[list[int], _Node] | None = None  # (history at the root, root) for reuse
 
     def reset(self, seed: int | None = None) -> None:
+        self._tree = None
         if seed is not None:
             self.rng = np.random.default_rng(seed)
             self.random = random.Random(seed)
@@ -85,16 +151,28 @@ class MCTSAgent(SeededAgent):
                 if callable(reset):
                     reset(seed)
 
-    # ----- search ----------------------------------------------------------------------------
+    # ----- decision --------------------------------------------------------------------------
     def act(self, state: State, player: int) -> int:
         if state.current_player() != player:
             raise ValueError(f"mcts: player_{player} is not to move (current player {state.current_player()})")
         legal = state.legal_actions()
         if len(legal) == 1:
             return legal[0]
-        root = self.search(state, player)
-        best, best_key = legal[0], None
-        for action in legal:
+        allowed = legal
+        if state.game.perfect_information:
+            if self.decisive:
+                winning = self.winning_action(state, player)
+                if winning is not None:
+                    return winning
+            if self.safety:
+                safe = self.safe_actions(state, player)
+                if len(safe) == 1:
+                    return safe[0]
+                if safe:
+                    allowed = safe
+        root = self.search(state, player, allowed)
+        best, best_key = allowed[0], None
+        for action in allowed:
             child = root.children.get(action)
             if child is None or not child.visits:
                 continue
@@ -103,20 +181,41 @@ class MCTSAgent(SeededAgent):
                 best, best_key = action, key
         return best
 
-    def search(self, state: State, player: int) -> _Node:
-        """Run the simulations from ``state`` (``player`` to move) and return the root."""
-        root = _Node()
+    def search(self, state: State, player: int, allowed: list[int] | None = None) -> _Node:
+        """Run the simulations from ``state`` (``player`` to move) and return the root; the
+        root only considers ``allowed`` (default: every legal action)."""
         determinise = not state.game.perfect_information
+        root = self._reused_root(state) if self.reuse and not determinise else None
+        if root is None:
+            root = _Node()
+        if self.reuse and not determinise:
+            self._tree = (state.history(), root)
         for _ in range(self.simulations):
             sim = state.sample_determinisation(player, self.rng) if determinise else state.clone()
-            self._simulate(sim, root, determinise)
+            self._simulate(sim, root, determinise, allowed)
         return root
 
-    def _simulate(self, state: State, root: _Node, determinise: bool) -> None:
+    def _reused_root(self, state: State) -> _Node | None:
+        """The node of ``state`` in the tree kept from this agent's previous decision, if the
+        game went on from there (the actions since were searched or sampled before)."""
+        if self._tree is None:
+            return None
+        history, node = self._tree
+        now = state.history()
+        if len(now) < len(history) or now[:len(history)] != history:
+            return None
+        for action in now[len(history):]:
+            node = node.children.get(action)
+            if node is None:
+                return None
+        return node
+
+    def _simulate(self, state: State, root: _Node, determinise: bool, allowed: list[int] | None) -> None:
         rng = self.random
         c = self.c
         node = root
         path: list[tuple[_Node, int]] = []
+        value: np.ndarray | None = None
         while True:
             player = state.current_player()
             if player == TERMINAL:
@@ -129,7 +228,7 @@ class MCTSAgent(SeededAgent):
                 state.apply_action(outcome)
                 node = child
                 continue
-            legal = state.legal_actions()
+            legal = allowed if node is root and allowed is not None else state.legal_actions()
             children = node.children
             untried = [a for a in legal if a not in children]
             if determinise:
@@ -143,7 +242,7 @@ class MCTSAgent(SeededAgent):
                 child.avail = 1
                 state.apply_action(action)
                 path.append((child, player))
-                self._rollout(state)
+                value = self._rollout(state)
                 break
             log_parent = math.log(node.visits) if node.visits > 0 else 0.0
             best_action, best_child, best_score = legal[0], None, -math.inf
@@ -157,32 +256,138 @@ class MCTSAgent(SeededAgent):
             state.apply_action(best_action)
             path.append((best_child, player))
             node = best_child
-        returns = state.returns()
+        returns = state.returns() if value is None else value
         root.visits += 1
         for child, mover in path:
             child.visits += 1
             child.value += returns[mover]
 
-    def _rollout(self, state: State) -> None:
+    def _rollout(self, state: State) -> np.ndarray | None:
+        """Play on from a new leaf; the returns to back up (``None``: the state's returns)."""
         rng = self.random
         agent = self._rollout_agent
+        hook = self._rollout_hook
+        evaluator = self.evaluator
+        decisive = self.decisive and agent is None and hook is None
         decisions = 0
         limit = self.rollout_limit
+        hard_limit = limit + state.game.max_moves_default  # the evaluator may defer, not forever
         while True:
             player = state.current_player()
             if player == TERMINAL:
-                return
+                return None
             if player == CHANCE:
                 state.apply_action(_sample(state.chance_outcomes(), rng))
                 continue
             if decisions >= limit:
-                return
-            if agent is not None:
-                state.apply_action(agent.act(state, player))
+                if evaluator is None:
+                    return np.zeros(state.game.num_players)
+                value = evaluator(state)
+                if value is not None:
+                    return value
+                if decisions >= hard_limit:
+                    return np.zeros(state.game.num_players)
+            if hook is not None:
+                action = hook(state, player, rng)
+            elif agent is not None:
+                action = agent.act(state, player)
             else:
                 legal = state.legal_actions()
-                state.apply_action(legal[rng.randrange(len(legal))] if len(legal) > 1 else legal[0])
+                action = legal[rng.randrange(len(legal))] if len(legal) > 1 else legal[0]
+                if decisive and len(legal) > 1:
+                    action = _first_win(state, player, legal, action)
+            state.apply_action(action)
             decisions += 1
+
+    # ----- root rules ------------------------------------------------------------------------
+    def winning_action(self, state: State, player: int) -> int | None:
+        """A legal action with which ``player`` wins at once (following its own further
+        decisions of the same turn), or ``None``."""
+        budget = [CHECK_BUDGET]
+        for action in state.legal_actions():
+            after = state.clone()
+            after.apply_action(action)
+            if self._wins_within_turn(after, player, budget):
+                return action
+        return None
+
+    def _wins_within_turn(self, state: State, player: int, budget: list[int]) -> bool:
+        mover = state.current_player()
+        if mover == TERMINAL:
+            returns = state.returns()
+            return returns[player] > 0 and returns[player] >= max(returns)
+        if mover != player:
+            return False
+        for action in state.legal_actions():
+            if budget[0] <= 0:
+                return False
+            budget[0] -= 1
+            after = state.clone()
+            after.apply_action(action)
+            if self._wins_within_turn(after, player, budget):
+                return True
+        return False
+
+    def safe_actions(self, state: State, player: int) -> list[int]:
+        """The legal actions after which no other player can win at once (``player``'s own
+        further decisions of the same turn may pick a safe continuation). Empty when none is
+        safe; unknown cases (chance, exhausted budget) count as safe."""
+        budget = [CHECK_BUDGET]
+        safe = []
+        for action in state.legal_actions():
+            after = state.clone()
+            after.apply_action(action)
+            if self._safe(after, player, budget):
+                safe.append(action)
+        return safe
+
+    def _safe(self, state: State, player: int, budget: list[int]) -> bool:
+        mover = state.current_player()
+        if mover == TERMINAL:
+            returns = state.returns()
+            return returns[player] >= max(returns)
+        if mover == CHANCE or budget[0] <= 0:
+            return True
+        if mover == player:
+            for action in state.legal_actions():
+                budget[0] -= 1
+                after = state.clone()
+                after.apply_action(action)
+                if self._safe(after, player, budget):
+                    return True
+                if budget[0] <= 0:
+                    return True
+            return False
+        return not self._can_win_now(state, mover, budget)
+
+    def _can_win_now(self, state: State, mover: int, budget: list[int]) -> bool:
+        if self._wins_now is not None:
+            known = self._wins_now(state)
+            if known is not None:
+                budget[0] -= 1
+                return known
+        for action in state.legal_actions():
+            if budget[0] <= 0:
+                return False
+            budget[0] -= 1
+            after = state.clone()
+            after.apply_action(action)
+            if self._wins_within_turn(after, mover, budget):
+                return True
+        return False
+
+
+def _first_win(state: State, player: int, legal: list[int], default: int) -> int:
+    """The first legal action that ends the game with ``player``'s return positive and
+    highest, else ``default`` (decisive moves in random rollouts)."""
+    for action in legal:
+        after = state.clone()
+        after.apply_action(action)
+        if after.current_player() == TERMINAL:
+            returns = after.returns()
+            if returns[player] > 0 and returns[player] >= max(returns):
+                return action
+    return default
 
 
 def _sample(outcomes: list[tuple[int, float]], rng: random.Random) -> int:
@@ -195,6 +400,17 @@ def _sample(outcomes: list[tuple[int, float]], rng: random.Random) -> int:
     return outcomes[-1][0]
 
 
-def make_mcts(env_id: str | None = None, seed: int | None = None, **options: Any) -> MCTSAgent:
-    """Factory used by ``make_agent("mcts:...")``."""
-    return MCTSAgent(seed=seed, env_id=env_id, **options)
+def make_mcts(env_id: str | None = None, seed: int | None = None, preset: str = "game",
+              **options: Any) -> MCTSAgent:
+    """Factory used by ``make_agent("mcts:...")``: the game's tuned defaults
+    (``evaluators.SEARCH_DEFAULTS[env_id]``) updated with ``options``; ``preset="plain"``
+    starts from the plain defaults of ``MCTSAgent`` instead."""
+    if preset not in PRESETS:
+        raise InvalidParameterError(f"mcts: preset must be one of {', '.join(PRESETS)}, got {preset!r}")
+    settings: dict[str, Any] = {}
+    if preset == "game" and env_id is not None:
+        from fox_envs.agents.evaluators import search_defaults
+
+        settings.update(search_defaults(env_id))
+    settings.update(options)
+    return MCTSAgent(seed=seed, env_id=env_id, **settings)

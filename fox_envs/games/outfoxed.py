@@ -39,10 +39,14 @@ Actions (140): ``keep c`` 0..5; ``put c on s as d`` 6 + (s-1)*36 + c*6 + d; ``ca
 seat for ``first player_i``, the colour index for ``deal c``.
 
 The observation layout is documented at ``OBS_LAYOUT`` below and in ``docs/rules/outfoxed.md``.
+Hidden information: ``OutfoxedState.sample_determinisation`` (for search agents) redraws what a
+player cannot know by rewriting the history and replaying it (see ``_determinised_history``).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from itertools import combinations_with_replacement
 from typing import Any
 
 import numpy as np
@@ -70,6 +74,17 @@ MULTISETS: tuple[tuple[int, ...], ...] = tuple(
     for a in range(NUM_COLOURS) for b in range(a, NUM_COLOURS) for c in range(b, NUM_COLOURS)
 )
 MULTISET_INDEX = {counts: i for i, counts in enumerate(MULTISETS)}
+ALL_COLOURS = list(range(NUM_COLOURS))
+# COMPLETIONS[partial picks][colour]: MULTISETS indices that contain the partial picks plus colour.
+COMPLETIONS: dict[tuple[int, ...], tuple[tuple[int, ...], ...]] = {
+    partial: tuple(
+        tuple(i for i, m in enumerate(MULTISETS)
+              if all(m[k] >= partial[k] + (k == colour) for k in range(NUM_COLOURS)))
+        for colour in range(NUM_COLOURS)
+    )
+    for partial in (tuple(picks.count(k) for k in range(NUM_COLOURS))
+                    for size in (0, 1, 2) for picks in combinations_with_replacement(range(NUM_COLOURS), size))
+}
 KEEP_DECISIONS_BOUND = 6 * len(MULTISETS)  # at most 56 rounds of 6 scoring picks
 ROUND_DECISIONS_BOUND = 18 + 17 + 17 + 2  # puts, call/pass, chips, shows
 
@@ -197,6 +212,7 @@ class OutfoxedGame(Game):
     name = "outfoxed_v0"
     PARAMS = {"max_rounds": Param(20, int_range(1, 10_000), "an integer 1..10000")}
     zero_sum = True
+    perfect_information = False  # search agents use OutfoxedState.sample_determinisation
 
     def _setup(self) -> None:
         self.num_players = 2
@@ -287,17 +303,12 @@ class OutfoxedState(State):
 
     def _keep_options(self) -> list[int]:
         """Colours whose pick still allows a completion that is not a forbidden multiset."""
+        if not self.forbidden:
+            return ALL_COLOURS
         player = 0 if self.picks < 3 else 1
-        own = self.kept[player]
+        completions = COMPLETIONS[tuple(self.kept[player])]
         forbidden = set(self.forbidden)
-        options = []
-        for colour in range(6):
-            partial = own[:]
-            partial[colour] += 1
-            if any(i not in forbidden and all(m[k] >= partial[k] for k in range(6))
-                   for i, m in enumerate(MULTISETS)):
-                options.append(colour)
-        return options
+        return [colour for colour in range(6) if not forbidden.issuperset(completions[colour])]
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if self.phase == DEAL:
@@ -597,6 +608,20 @@ class OutfoxedState(State):
         new.scores = self.scores[:]
         return new
 
+    # ----- determinisation (search agents) -----------------------------------------------------
+    def sample_determinisation(self, player: int, rng: np.random.Generator) -> "OutfoxedState":
+        """A genuine state ``player`` cannot tell from this one (same information, observation and
+        public history), with what it cannot know drawn with ``rng``: the opponent's scoring
+        picks, the cards dealt to it every round (so the deck), the faces of its face-down cards
+        and its pending special-turn card. The hidden parts of the history are rewritten and the
+        history is replayed from the start, so the result is legal. See ``_determinised_history``."""
+        if player not in (0, 1):
+            raise ValueError(f"outfoxed_v0: player must be 0 or 1, got {player!r}")
+        state = OutfoxedState(self.game)
+        for action in _determinised_history(self, player, rng):
+            state.apply_action(action)
+        return state
+
     # ----- pictures ----------------------------------------------------------------------------
     def render_text(self, viewer: int | None = None) -> str:
         from fox_envs.games.outfoxed_render import text_board
@@ -613,3 +638,188 @@ class OutfoxedState(State):
 
 
 _NAME_TO_ACTION = {name: i for i, name in enumerate(ACTION_NAMES)}
+
+
+# ----- determinisation ---------------------------------------------------------------------------
+def _log_deal_table() -> list[list[list[float]]]:
+    """``LOG_DEAL[d][o][k]``: log of C(d, o) * d'!/(d'-k)! with d' = d - o: up to a factor that
+    does not depend on d, the chance that a round's shuffle of a deck holding ``d`` cards of a
+    colour deals the viewer ``o`` of them and the opponent the ``k`` it later showed (-inf when
+    the deck cannot hold them)."""
+    table = []
+    for d in range(CARDS_PER_COLOUR + 1):
+        rows = []
+        for o in range(FIRST_HAND + 1):
+            row = []
+            for k in range(FIRST_HAND + 1):
+                if o + k > d:
+                    row.append(-math.inf)
+                else:
+                    row.append(math.log(math.comb(d, o)) + math.log(math.perm(d - o, k)))
+            rows.append(row)
+        table.append(rows)
+    return table
+
+
+LOG_DEAL = _log_deal_table()
+MULTISET_CARDS = tuple(tuple(c for c in range(NUM_COLOURS) for _ in range(m[c])) for m in MULTISETS)
+
+
+@dataclass
+class _RoundFacts:
+    """One round of the history as the viewer saw it."""
+
+    own: list[int]  # cards dealt to the viewer, by colour
+    known: list[int]  # the opponent's cards the viewer has seen (turned up or shown), by colour
+    opp_deals: list[int]  # history indices of the deal events that gave the opponent a card
+    known_cards: list[int]  # the colours counted in ``known``
+    hidden: list[int]  # history indices of the opponent's puts / pending show with unseen faces
+
+
+def _round_facts(history: list[int], start: int, first: int, viewer: int) -> tuple[_RoundFacts, int]:
+    """Parse one round starting at ``history[start]`` (its first deal). Returns the facts and the
+    index after the round. Only public facts and the viewer's own are read: a put's face is
+    read only when the viewer saw it (the second player's 9th card, a called card, or the
+    caller's own card turned up because the called card was true)."""
+    n = len(history)
+    opp = 1 - viewer
+    own, known = [0] * 6, [0] * 6
+    opp_deals: list[int] = []
+    end = min(start + FIRST_HAND + SECOND_HAND, n)
+    for j in range(start, end):
+        if (first if j - start < FIRST_HAND else 1 - first) == viewer:
+            own[history[j]] += 1
+        else:
+            opp_deals.append(j)
+    pos = end
+    puts: list[int] = []  # history indices of the puts, in turn order
+    revealed: list[bool] = []
+    shows: list[int] = []
+    while pos < n:
+        action = history[pos]
+        pos += 1
+        if action >= SHOW0:
+            shows.append(pos - 1)
+            if len(shows) == 2:
+                break
+        elif action < CALL:  # a put; the second player's 9th is face up
+            puts.append(pos - 1)
+            revealed.append(len(puts) == TURNS_PER_ROUND)
+        elif action == CALL:  # turns up the previous card, and the caller's own if that was true
+            revealed[-2] = True
+            code = history[puts[-2]] - PUT0
+            if code % 36 // 6 == code % 6:
+                revealed[-1] = True
+    known_cards: list[int] = []
+    hidden: list[int] = []
+    for turn, (j, up) in enumerate(zip(puts, revealed)):
+        if (first if turn % 2 == 0 else 1 - first) == opp:
+            if up:
+                known_cards.append((history[j] - PUT0) % 36 // 6)
+            else:
+                hidden.append(j)
+    if len(shows) == 2:
+        known_cards.append((history[shows[0] if first == opp else shows[1]] - SHOW0) % 6)
+    elif len(shows) == 1 and first == opp:
+        hidden.append(shows[0])  # the opponent's special-turn card, chosen but not yet shown
+    for colour in known_cards:
+        known[colour] += 1
+    return _RoundFacts(own, known, opp_deals, known_cards, hidden), pos
+
+
+def _sample_kept(candidates: list[int], own_kept: list[int], rounds: list[_RoundFacts],
+                 rng: np.random.Generator) -> tuple[int, ...]:
+    """One of ``candidates`` (MULTISETS indices) drawn with probability proportional to the
+    chance of the viewer's dealt hands and of the opponent's seen cards given that the opponent
+    keeps it (uniform prior over multisets)."""
+    logs = [0.0] * len(candidates)
+    if rounds:
+        factor = []  # factor[c][x]: log-likelihood of colour c's deals if the opponent keeps x
+        for c in range(NUM_COLOURS):
+            row = []
+            for x in range(4):
+                table = LOG_DEAL[CARDS_PER_COLOUR - own_kept[c] - x]
+                row.append(sum(table[r.own[c]][r.known[c]] for r in rounds))
+            factor.append(row)
+        for i, index in enumerate(candidates):
+            m = MULTISETS[index]
+            logs[i] = (factor[0][m[0]] + factor[1][m[1]] + factor[2][m[2]]
+                       + factor[3][m[3]] + factor[4][m[4]] + factor[5][m[5]])
+    top = max(logs)
+    weights = [math.exp(value - top) for value in logs]
+    target = rng.random() * sum(weights)
+    chosen = candidates[0]
+    for index, weight in zip(candidates, weights):
+        if weight > 0.0:  # (the last possible one if rounding leaves target >= 0)
+            chosen = index
+            target -= weight
+            if target < 0.0:
+                break
+    return MULTISETS[chosen]
+
+
+def _determinised_history(state: OutfoxedState, viewer: int, rng: np.random.Generator) -> list[int]:
+    """``state``'s history with every fact hidden from ``viewer`` redrawn with ``rng``.
+
+    Kept: every public action, the viewer's own picks and deal outcomes, and the faces of the
+    cards the viewer saw. Redrawn: the opponent's picks (earlier pick phases ended in the now
+    forbidden multiset, so only their order is redrawn; the last multiset is drawn from the
+    ones the viewer cannot rule out, weighted by how likely they make the deals it saw), then
+    per round the opponent's unseen cards without replacement from what the deck can still
+    hold, its deal order, the faces of its face-down cards and its pending special-turn card
+    (colour and square). Only public facts, the viewer's own and ``rng`` decide the draw."""
+    history = state._history
+    new = history[:]
+    opp = 1 - viewer
+    forbidden = state.forbidden
+    in_keep = state.phase == KEEP
+    for phase, index in enumerate(forbidden):  # earlier pick phases: the revealed multiset
+        cards = MULTISET_CARDS[index]
+        order = rng.permutation(3)
+        base = 6 * phase + 3 * opp
+        for j in range(3):
+            new[base + j] = cards[order[j]]
+    own_kept = state.kept[viewer]
+    rounds: list[_RoundFacts] = []
+    if in_keep:
+        opp_picks = min(state.picks, 3) if opp == 0 else max(0, state.picks - 3)
+        if not opp_picks:
+            return new
+        banned = set(forbidden)
+        candidates = [i for i in range(len(MULTISETS)) if i not in banned]
+    else:
+        opp_picks = 3
+        start = 6 * (len(forbidden) + 1)
+        if start < len(history):
+            first, pos = history[start], start + 1
+            while pos < len(history):
+                facts, pos = _round_facts(history, pos, first, viewer)
+                rounds.append(facts)
+                first = 1 - first
+        # Identical last picks would have been forbidden, unless only one multiset was left.
+        banned = set(forbidden)
+        if len(forbidden) < len(MULTISETS) - 1:
+            banned.add(MULTISET_INDEX[tuple(own_kept)])
+        candidates = [i for i in range(len(MULTISETS)) if i not in banned]
+    kept = _sample_kept(candidates, own_kept, rounds, rng)
+    cards = MULTISET_CARDS[MULTISET_INDEX[kept]]
+    order = rng.permutation(3)
+    base = 6 * len(forbidden) + 3 * opp
+    for j in range(opp_picks):
+        new[base + j] = cards[order[j]]
+    for facts in rounds:
+        pool = [c for c in range(NUM_COLOURS)
+                for _ in range(CARDS_PER_COLOUR - own_kept[c] - kept[c] - facts.own[c] - facts.known[c])]
+        unseen_count = len(facts.opp_deals) - len(facts.known_cards)
+        unseen = [pool[i] for i in rng.permutation(len(pool))[:unseen_count]]
+        for j, colour in zip(facts.hidden, unseen):
+            action = history[j]
+            if action >= SHOW0:  # the pending special-turn card: colour and square unseen
+                new[j] = show_action(colour, int(rng.integers(1, 4)))
+            else:  # a face-down put: same square and chip, unseen face
+                code = action - PUT0
+                new[j] = put_action(colour, code // 36 + 1, code % 6)
+        dealt = facts.known_cards + unseen
+        for j, i in zip(facts.opp_deals, rng.permutation(len(dealt))):
+            new[j] = dealt[i]
+    return new

@@ -152,16 +152,24 @@ def generate_moves(board: bytearray, squares: list[int], player: int) -> list[in
     return moves
 
 
-def _static_planes() -> np.ndarray:
-    """Per observer, the observation with only the corner planes filled, shape (2, 90, planes)."""
-    base = np.zeros((2, NUM_SQUARES, NUM_PLANES), dtype=np.float32)
+def _square_planes() -> np.ndarray:
+    """Per observer, the board planes (0-6) of every square for every board code, shape
+    (2, 90*5, planes): row ``square*5 + code``; one gather builds planes 0-6 of an observation."""
+    table = np.zeros((2, NUM_SQUARES * 5, NUM_PLANES), dtype=np.float32)
     for player in (0, 1):
-        base[player, sorted(CORNERS[player]), 4] = 1.0
-        base[player, sorted(CORNERS[1 - player]), 5] = 1.0
-    return base
+        chip_plane = {REGULAR[player]: 0, POWER[player]: 1, REGULAR[1 - player]: 2, POWER[1 - player]: 3,
+                      EMPTY: 6}
+        for square in range(NUM_SQUARES):
+            for code, plane in chip_plane.items():
+                row = table[player, square * 5 + code]
+                row[plane] = 1.0
+                row[4] = IN_CORNER[player][square]
+                row[5] = IN_CORNER[1 - player][square]
+    return table
 
 
-STATIC_PLANES = _static_planes()
+SQUARE_PLANES = _square_planes()
+SQUARE_ROWS = np.arange(NUM_SQUARES, dtype=np.intp) * 5
 # Text of each square per board code: "[x]" in player_0's corner, "(x)" in player_1's, " x ".
 CELL_TEXT = tuple(
     tuple(("[{}]" if IN_CORNER[0][s] else "({})" if IN_CORNER[1][s] else " {} ").format(mark) for mark in ".xXoO")
@@ -260,19 +268,14 @@ class OutwitState(State):
 
     # ----- observation, notation -------------------------------------------------------------
     def observation_tensor(self, player: int) -> np.ndarray:
-        obs = STATIC_PLANES[player].copy()
-        own, theirs = self.squares[player], self.squares[1 - player]
-        obs[own[1:], 0] = 1.0
-        obs[own[0], 1] = 1.0
-        obs[theirs[1:], 2] = 1.0
-        obs[theirs[0], 3] = 1.0
-        obs[:, 6] = np.frombuffer(self.board, dtype=np.uint8) == 0
+        obs = SQUARE_PLANES[player].take(SQUARE_ROWS + np.frombuffer(self.board, dtype=np.uint8), axis=0)
         if self.current_player() == player:
             obs[:, 7] = 1.0
         if self.passes:
             obs[:, 8] = 1.0
         obs[:, 9] = min(self.repetition_count(), 3) / 3.0
-        obs[:, 10] = min(1.0, len(self._history) / self.game.max_moves_default)
+        if self._history:
+            obs[:, 10] = min(1.0, len(self._history) / self.game.max_moves_default)
         if self._history and self._history[-1] != PASS:
             origin, target = divmod(self._history[-1], NUM_SQUARES)
             obs[origin, 11] = 1.0
@@ -361,7 +364,7 @@ class OutwitState(State):
         for row in range(NUM_ROWS - 1, -1, -1):
             start = row * NUM_COLUMNS
             cells = "".join([CELL_TEXT[s][board[s]] for s in range(start, start + NUM_COLUMNS)])
-            lines.append(f"{row + 1} {cells}")
+            lines.append(f"{row + 1} {cells}".rstrip())
         lines.append("   " + "  ".join(COLUMNS))
         lines.append(f"player_0 dark x (X power) home [a7-c9]: {self.home[0]}/9; "
                      f"player_1 light o (O power) home (h1-j3): {self.home[1]}/9")

@@ -1,0 +1,148 @@
+"""The training examples (issue 8): each numpy example trains in ``--quick`` mode (with fewer
+training games in the default run; the exact ``--quick`` settings in the ``slow`` tests) and the
+learned policy must beat random play, judged on a measured rate with its Wilson 95 % interval.
+
+The examples are imported and their ``main(argv)`` called in this process (they live in the
+``examples`` namespace package at the repository root)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+# ----- 1. X-Ceter-O tabular Q-learning through the AEC API ----------------------------------------
+def check_xceter_o(result: dict) -> None:
+    before, after = result["before"]["random"], result["after"]["random"]
+    # An empty table plays uniformly at random: about even against random.
+    assert 0.3 < before["win_rate"] < 0.7
+    # Clearly stronger than random: the whole 95 % interval above 0.75, and far above before.
+    assert after["ci95"][0] > 0.75, after
+    assert after["win_rate"] > before["ci95"][1] + 0.2
+    # and not worse against the heuristic than the untrained table
+    assert result["after"]["heuristic"]["win_rate"] >= result["before"]["heuristic"]["win_rate"]
+
+
+def test_xceter_o_qlearning_beats_random(capsys):
+    from examples.train_xceter_o_qlearning import main
+
+    result = main(["--quick", "--episodes", "4000", "--eval-games", "200", "--seed", "3"])
+    check_xceter_o(result)
+    out = capsys.readouterr().out
+    assert "before training" in out and "after training" in out and "vs heuristic" in out
+
+
+@pytest.mark.slow
+def test_xceter_o_qlearning_quick_setting():
+    from examples.train_xceter_o_qlearning import main
+
+    result = main(["--quick"])
+    check_xceter_o(result)
+    assert result["after"]["random"]["games"] == 200
+
+
+def test_xceter_o_encoding_is_symmetric():
+    """The 8 symmetric images of a position share one key, and the canonical action maps back to
+    the same real square."""
+    import numpy as np
+
+    import fox_envs
+    from examples.train_xceter_o_qlearning import SYM, encode
+
+    game = fox_envs.make_game("xceter_o_v0")
+    state = game.new_initial_state()
+    for move in ("a1", "b1", "c3"):
+        state.apply_action(state.string_to_action(move))
+    observation = state.observation_tensor(state.current_player())
+    keys = set()
+    for v in range(8):
+        image = observation.reshape(9, -1)[SYM[v]].reshape(3, 3, -1)  # board shown through symmetry v
+        keys.add(encode(image)[0])
+    assert len(keys) == 1
+    # a different position (piece 1 moved from a corner to the centre) has another key
+    other = game.new_initial_state()
+    for move in ("b2", "b1", "c3"):
+        other.apply_action(other.string_to_action(move))
+    assert encode(other.observation_tensor(other.current_player()))[0] not in keys
+    assert np.array_equal(np.sort(SYM, axis=1), np.tile(np.arange(9), (8, 1)))
+
+
+# ----- 2. Bye Bye Mr. Fox! afterstate TD(lambda) -------------------------------------------------
+def check_bye_bye(result: dict, margin: float) -> None:
+    random_team = result["baselines"]["random team"]
+    after = result["after"]["alone"]
+    # the learner's team beats an all-random team: the intervals do not overlap, by a margin
+    assert after["ci95"][0] > random_team["ci95"][1] + margin, (after, random_team)
+    assert after["win_rate"] > result["before"]["alone"]["win_rate"] + margin
+
+
+def test_bye_bye_mr_fox_learner_beats_random_team():
+    from examples.train_bye_bye_mr_fox import main
+
+    result = main(["--quick", "--episodes", "1500", "--eval-games", "300", "--seed", "1"])
+    check_bye_bye(result, margin=0.05)
+
+
+@pytest.mark.slow
+def test_bye_bye_mr_fox_quick_setting():
+    from examples.train_bye_bye_mr_fox import main
+
+    result = main(["--quick"])
+    check_bye_bye(result, margin=0.15)
+
+
+# ----- 4. train, save, round robin, load by path -------------------------------------------------
+def test_train_and_tournament_saves_a_loadable_policy(tmp_path, capsys):
+    from examples.train_and_tournament import main
+    from fox_envs.cli import main as cli_main
+
+    path = tmp_path / "q.npz"
+    result = main(["--quick", "--episodes", "3000", "--eval-games", "100", "--bootstrap", "20",
+                   "--out", str(path), "--seed", "2"])
+    assert path.exists()
+    vs_random = result["rates"]["random"]
+    assert vs_random["games"] == 100 and vs_random["ci95"][0] > 0.7, vs_random
+    ratings = {row["name"]: row["rating"] for row in result["tournament"].ratings.to_list()}
+    assert ratings[str(path)] > ratings["random"]
+    capsys.readouterr()
+    # the printed command works: the arena loads the file by its path
+    assert cli_main(["arena", "xceter_o_v0", str(path), "random", "--games", "20", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert str(path) in out and "random" in out
+
+
+@pytest.mark.slow
+def test_train_and_tournament_quick_setting(tmp_path):
+    from examples.train_and_tournament import main
+
+    result = main(["--quick", "--out", str(tmp_path / "q.npz")])
+    assert result["rates"]["random"]["ci95"][0] > 0.8
+
+
+# ----- 3. MaskablePPO (optional 'train' extra) ---------------------------------------------------
+def test_maskable_ppo_smoke():
+    """A few hundred steps per phase: the masked policy only ever plays legal moves (evaluate
+    would raise otherwise) and every rate is reported with its interval."""
+    pytest.importorskip("sb3_contrib")
+    from examples.train_maskable_ppo import main
+
+    result = main(["--quick", "--random-steps", "256", "--heuristic-steps", "256", "--envs", "2",
+                   "--eval-games", "10", "--seed", "0"])
+    for key in ("before", "after random", "after heuristic"):
+        for opponent in ("random", "heuristic"):
+            record = result[key][opponent]
+            assert record["games"] == 10 and record["wins"] + record["draws"] + record["losses"] == 10
+
+
+@pytest.mark.slow
+def test_maskable_ppo_quick_setting_beats_random():
+    pytest.importorskip("sb3_contrib")
+    from examples.train_maskable_ppo import main
+
+    result = main(["--quick"])
+    assert result["after random"]["random"]["win_rate"] > result["before"]["random"]["win_rate"]
