@@ -281,8 +281,9 @@ def cmd_play(args) -> int:
             break
         if player == CHANCE:
             action = sample_chance(state, rng)
-            if public:
-                print(f"chance: {state.action_to_string(action)}", file=out)
+            shown = state.action_to_string_for(action, None if public else viewer)
+            if "?" not in shown:
+                print(f"chance: {shown}", file=out)
             state.apply_action(action)
             continue
         if decisions >= max_moves:
@@ -295,7 +296,7 @@ def cmd_play(args) -> int:
             print(f"player_{player} plays {state.action_to_string(action)}", file=out)
         else:
             action = agents[player].act(state, player)
-            shown = state.action_to_string(action) if public or player == viewer else "(hidden)"
+            shown = state.action_to_string_for(action, None if public else viewer)
             print(f"player_{player} ({seats[player]}) plays {shown}", file=out)
         state.apply_action(action)
         decisions += 1

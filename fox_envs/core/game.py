@@ -118,6 +118,11 @@ class State:
     def action_to_string(self, action: int) -> str:
         raise NotImplementedError
 
+    def action_to_string_for(self, action: int, viewer: int | None) -> str:
+        """The notation of ``action`` (about to be applied here) as ``viewer`` sees it being
+        played: hidden parts are written ``?``. ``None`` (or a perfect-information game) sees all."""
+        return self.action_to_string(action)
+
     def render_rgb(self) -> np.ndarray:
         raise NotImplementedError
 

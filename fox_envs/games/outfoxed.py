@@ -565,6 +565,28 @@ class OutfoxedState(State):
             return ACTION_NAMES[action]
         raise ValueError(f"outfoxed_v0: no action {action}")
 
+    def action_to_string_for(self, action: int, viewer: int | None) -> str:
+        """What ``viewer`` sees: its own actions and deals in full; the opponent's scoring picks,
+        the cards dealt to it, the face of a card it puts face down and its special-turn card
+        as ``?`` (the declared colour, the square and calls/chips are public)."""
+        text = self.action_to_string(action)
+        phase = self.phase
+        if viewer is None:
+            return text
+        if phase == DEAL:
+            receiver = self.first if self.dealt < FIRST_HAND else 1 - self.first
+            return text if receiver == viewer else "deal ?"
+        if phase == FIRST or self.current_player() == viewer:
+            return text
+        if KEEP0 <= action < PUT0:
+            return "keep ?"
+        if PUT0 <= action < CALL and self.turn != TURNS_PER_ROUND - 1:  # the 9th card of the second player is face up
+            square = (action - PUT0) // 36 + 1
+            return f"put ? on {square} as {COLOURS[(action - PUT0) % 6]}"
+        if action >= SHOW0:
+            return "show ?"
+        return text
+
     def string_to_action(self, text: str) -> int:
         if isinstance(text, str):
             wanted = " ".join(text.split())
