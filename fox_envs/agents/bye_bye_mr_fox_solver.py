@@ -31,7 +31,7 @@ from typing import Any
 
 from fox_envs.agents.base import SeededAgent
 from fox_envs.games.bye_bye_mr_fox import (
-    EGG, FLIP, FOX, GIVE, HENS, NEST_CAPACITY, OVER, PLACE, SPIN, THREE_HENS, ByeByeMrFoxGame,
+    EGG, FOX, GIVE, HENS, NEST_CAPACITY, OVER, PLACE, SPIN, THREE_HENS, ByeByeMrFoxGame,
     ByeByeMrFoxState,
 )
 
@@ -253,6 +253,11 @@ def solver_for(game: ByeByeMrFoxGame) -> ByeByeMrFoxSolver:
     if game not in _SOLVERS:
         _SOLVERS[game] = ByeByeMrFoxSolver(game)
     return _SOLVERS[game]
+
+
+def clear_solvers() -> None:
+    """Free the shared solvers' memos (about 1 GB for the default game)."""
+    _SOLVERS.clear()
 
 
 class ByeByeMrFoxOptimal(SeededAgent):

@@ -46,7 +46,6 @@ from typing import Any
 
 import numpy as np
 
-from fox_envs.core import render
 from fox_envs.core.game import CHANCE, TERMINAL, Game, State
 from fox_envs.core.params import Param, int_range, one_of
 

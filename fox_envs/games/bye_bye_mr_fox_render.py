@@ -50,6 +50,12 @@ def draw_board(state: "ByeByeMrFoxState") -> np.ndarray:
         _picture(draw, _point(s, 165), state.visible[s], bool(state.covered[s]))
         render.centred_text(draw, _point(s - 0.35, 205), f"O{s}", size=12)
     render.disc(draw, CENTRE, 105, fill=(205, 170, 110))  # the central nest
+    if state.spin >= 0:  # spinner: front at the sector, back at the opposite nest circle
+        front, back = _point(state.spin, 118), _point(state.spin + 3, 40)
+        draw.line((*back, *front), fill=render.RED, width=6)
+        tip = _point(state.spin, 132)
+        left, right = _point(state.spin - 0.12, 110), _point(state.spin + 0.12, 110)
+        render.polygon(draw, (tip, left, right), fill=render.RED, outline=render.RED)
     for s in range(6):
         centre = _point(s, 70)
         if state.circles[s]:
@@ -58,12 +64,6 @@ def draw_board(state: "ByeByeMrFoxState") -> np.ndarray:
         else:
             render.disc(draw, centre, 19, fill=(185, 150, 95), outline=render.DARK, width=1)
         render.centred_text(draw, _point(s, 70), f"N{s}", size=11)
-    if state.spin >= 0:  # spinner: front at the sector, back at the opposite nest circle
-        front, back = _point(state.spin, 118), _point(state.spin + 3, 40)
-        draw.line((*back, *front), fill=render.RED, width=6)
-        tip = _point(state.spin, 132)
-        left, right = _point(state.spin - 0.12, 110), _point(state.spin + 0.12, 110)
-        render.polygon(draw, (tip, left, right), fill=render.RED, outline=render.RED)
     render.disc(draw, CENTRE, 6, fill=render.DARK)
     for c in range(3):  # the three hens' nests
         x0 = 30 + c * 150
