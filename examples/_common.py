@@ -2,27 +2,20 @@
 the baselines measured with ``fox_envs.evaluation.evaluate`` (seats rotated, Wilson 95 %
 intervals).
 
-The examples import this module as ``examples._common``; a script run as
-``python examples/<name>.py`` first puts the repository root on ``sys.path`` (see
-``ensure_repo_on_path``), so saved policies can name factories as ``examples.<module>:<callable>``
-(loadable by ``python -m fox_envs arena`` run from the repository root).
+The examples import this module as ``examples._common``: a script run as
+``python examples/<name>.py`` first puts the repository root on ``sys.path``, so the scripts are
+importable as ``examples.<module>`` and saved policies can name their factories
+``examples.<module>:<callable>`` (loadable by ``python -m fox_envs arena`` run from the
+repository root).
 """
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 from typing import Any, Sequence
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-
-
-def ensure_repo_on_path() -> None:
-    """Make ``import examples.<module>`` work when a script is run by its path."""
-    root = str(REPO_ROOT)
-    if root not in sys.path:
-        sys.path.insert(0, root)
 
 
 # ----- command line ----------------------------------------------------------------------------

@@ -26,8 +26,6 @@ if __package__ in (None, ""):
 
 from typing import Any, Sequence
 
-import numpy as np
-
 from examples._common import REPO_ROOT, Timer, base_parser, format_rate, pick, rate_record
 from examples.train_xceter_o_qlearning import ENV_ID, QAgent, parse_mix, save, train
 

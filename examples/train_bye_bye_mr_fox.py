@@ -5,11 +5,12 @@
 Every decision of the team (where to put the flipped token, which nest gets an egg at the
 three-hens space) leads to an *afterstate*: the board right after the decision, before the
 spinner (or the next flip). The learner estimates the probability of winning from an afterstate
-with a small numpy network (the afterstate's observation tensor plus a "spin pending" flag ->
-64 tanh units -> sigmoid) and plays the decision with the highest estimate (epsilon-greedy
-while training). After each game the afterstates it went through get lambda-returns as targets
-(the final result is 1 for a win, 0 for a loss; earlier ones mix in the network's estimate of
-the next afterstate) and the network takes Adam steps on the cross-entropy.
+with a small numpy network (the afterstate's observation tensor, a "spin pending" flag and the
+spinner's pairings read off it -> 64 tanh units -> sigmoid; see ``features``) and plays the
+decision with the highest estimate (epsilon-greedy while training). After each game the
+afterstates it went through get lambda-returns as targets (the final result is 1 for a win, 0
+for a loss; earlier ones mix in the network's estimate of the next afterstate) and the network
+takes Adam steps on the cross-entropy.
 
 Training plays whole games through the PettingZoo AEC API (``fox_envs.make``), one learner in
 every seat (the game is cooperative and fully observed, so the team is one decision maker);
@@ -34,7 +35,6 @@ from typing import Any, Sequence
 import numpy as np
 
 from examples._common import Timer, base_parser, format_rate, pick, print_before_after, team
-
 from fox_envs.games.bye_bye_mr_fox import (  # the action and observation layout of the rules module
     GIVE_ACTION, OBS_NEST_CIRCLES, OBS_NESTS, OBS_SIZE, OBS_VISIBLE,
 )
@@ -170,7 +170,9 @@ def load_agent(env_id: str = ENV_ID, seed: int | None = None, arrays: dict[str, 
     """Factory of a saved ``.npz`` policy (``fox_envs.agents.load_policy`` calls it)."""
     if env_id != ENV_ID:
         raise ValueError(f"this value network plays {ENV_ID}, not {env_id}")
-    return AfterstateAgent(ValueNet.from_arrays(arrays or {}), seed)
+    if not arrays or any(k not in arrays for k in ("W1", "b1", "w2", "b2")):
+        raise ValueError("a value-network policy file needs the arrays W1, b1, w2, b2")
+    return AfterstateAgent(ValueNet.from_arrays(arrays), seed)
 
 
 # ----- training -----------------------------------------------------------------------------------

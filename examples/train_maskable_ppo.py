@@ -3,6 +3,7 @@
 
     pip install -e '.[train]'        # torch (CPU build), stable-baselines3, sb3-contrib
     python examples/train_maskable_ppo.py [--quick] [--seed 0] [--random-steps N] [--heuristic-steps N]
+    python examples/train_maskable_ppo.py --env xceter_o_v0     # the same on X-Ceter-O
 
 The learner plays ``gymnasium.make("fox_envs/Outfox-v0", opponent=..., seat=s)``: half of the
 vectorised environments seat it as player_0, half as player_1. The legal-action mask comes from
@@ -13,7 +14,12 @@ the reward is +1 / -1 at the end of the game.
 Phase 1 trains against ``random``, phase 2 continues against ``heuristic`` (the network and
 optimiser carry over). Before training and after each phase the script prints the greedy
 policy's win rate against ``random`` and ``heuristic`` (``fox_envs.evaluation.evaluate``, seats
-rotated, Wilson 95 % intervals). ``--save model.zip`` keeps the SB3 model.
+rotated, Wilson 95 % intervals; played in this process, ``--workers`` is not used).
+``--save model.zip`` keeps the SB3 model.
+
+Measured (docs/training.md): at these budgets PPO does not measurably improve on Outfox, where a
+win is a precise place-then-slide combination, while on X-Ceter-O the same pipeline goes from
+0.42 to 0.81 against random in 50,000 steps.
 
 Install torch as the CPU build (``pip install torch==2.13.0`` from a CPU wheel index or a local
 CPU wheel) before ``sb3-contrib``, so pip does not pull a CUDA build.
@@ -28,12 +34,9 @@ if __package__ in (None, ""):
 
 from typing import Any, Sequence
 
-import numpy as np
-
 from examples._common import Timer, against_baselines, base_parser, pick, print_before_after, print_rates
 
 ENV_ID = "outfox_v0"
-GYM_ID = "fox_envs/Outfox-v0"
 MISSING = (
     "this example needs the optional 'train' extra (torch, stable-baselines3, sb3-contrib):\n"
     "  pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu   # CPU build first\n"
@@ -68,16 +71,41 @@ class MaskedPolicyAgent:
         return int(action)
 
 
-def make_vec_env(opponent: str, n_envs: int, seed: int):
+def board_cnn_class():
+    """A features extractor for (rows, columns, planes) board tensors: two 3x3 convolutions
+    (a 3x3 kernel covers three points in a row along every axis of the X-Ceter-O grid and of the
+    Outfox hex lattice in axial coordinates) and a linear layer."""
+    import torch
+    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+
+    class BoardCNN(BaseFeaturesExtractor):
+        def __init__(self, observation_space, channels: int = 64, features_dim: int = 256) -> None:
+            super().__init__(observation_space, features_dim)
+            rows, columns, planes = observation_space.shape
+            self.convolutions = torch.nn.Sequential(
+                torch.nn.Conv2d(planes, channels, 3, padding=1), torch.nn.ReLU(),
+                torch.nn.Conv2d(channels, channels, 3, padding=1), torch.nn.ReLU(),
+                torch.nn.Flatten(),
+            )
+            self.linear = torch.nn.Sequential(torch.nn.Linear(channels * rows * columns, features_dim), torch.nn.ReLU())
+
+        def forward(self, observations):
+            return self.linear(self.convolutions(observations.permute(0, 3, 1, 2)))
+
+    return BoardCNN
+
+
+def make_vec_env(opponent: str, n_envs: int, seed: int, env_id: str = ENV_ID):
     """``n_envs`` Gymnasium views with the learner in alternating seats."""
     import gymnasium as gym
 
-    import fox_envs  # noqa: F401  (registers the gym ids)
+    from fox_envs.core.registry import entry  # importing fox_envs registers the gym ids
 
     _, DummyVecEnv = require_sb3()
+    gym_id = "fox_envs/" + entry(env_id).gym_id
 
     def factory(seat: int):
-        return lambda: gym.make(GYM_ID, opponent=opponent, seat=seat)
+        return lambda: gym.make(gym_id, opponent=opponent, seat=seat)
 
     vec = DummyVecEnv([factory(k % 2) for k in range(n_envs)])
     vec.seed(seed)
@@ -87,11 +115,22 @@ def make_vec_env(opponent: str, n_envs: int, seed: int):
 def build_parser():
     parser = base_parser(__doc__.split("\n\n")[0], epilog=__doc__.split("\n\n", 1)[1])
     parser.add_argument("--random-steps", type=int, default=None,
-                        help="phase 1 timesteps against random (default 150000; 20000 with --quick)")
+                        help="phase 1 timesteps against random (default 120000; 12000 with --quick)")
     parser.add_argument("--heuristic-steps", type=int, default=None,
-                        help="phase 2 timesteps against heuristic (default 100000; 8000 with --quick)")
-    parser.add_argument("--envs", type=int, default=4, help="parallel (in-process) environments (default 4)")
+                        help="phase 2 timesteps against heuristic (default 30000; 3000 with --quick)")
+    parser.add_argument("--env", default=ENV_ID, choices=("outfox_v0", "outwit_v0", "xceter_o_v0"),
+                        help=f"two-player game to train on (default {ENV_ID})")
+    parser.add_argument("--envs", type=int, default=8, help="environments stepped together in one process (default 8)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
+    parser.add_argument("--learning-rate", type=float, default=3e-4, help="Adam learning rate (default 0.0003)")
+    parser.add_argument("--n-steps", type=int, default=256, help="rollout steps per env between updates (default 256)")
+    parser.add_argument("--batch-size", type=int, default=256, help="minibatch size (default 256)")
+    parser.add_argument("--epochs", type=int, default=10, help="optimisation epochs per rollout (default 10)")
+    parser.add_argument("--ent-coef", type=float, default=0.01, help="entropy bonus (default 0.01)")
+    parser.add_argument("--policy", choices=("mlp", "cnn"), default="mlp",
+                        help="mlp: the flattened tensor into the layers of --net; cnn: two 3x3 convolutions "
+                             "over the board planes first (default mlp)")
+    parser.add_argument("--net", default="256,256", help="hidden layer sizes of the policy and value nets (default 256,256)")
     parser.add_argument("--save", metavar="PATH.zip", help="save the trained SB3 model here")
     return parser
 
@@ -103,21 +142,24 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     import torch
 
     torch.set_num_threads(max(1, args.threads))
-    random_steps = pick(args.random_steps, args.quick, 20000, 150000)
-    heuristic_steps = pick(args.heuristic_steps, args.quick, 8000, 100000)
-    games = pick(args.eval_games, args.quick, 100, 400)
+    random_steps = pick(args.random_steps, args.quick, 12000, 120000)
+    heuristic_steps = pick(args.heuristic_steps, args.quick, 3000, 30000)
+    games = pick(args.eval_games, args.quick, 100, 200)
     timer = Timer()
-    print(f"Outfox MaskablePPO: {random_steps} steps vs random, then {heuristic_steps} vs heuristic, "
+    print(f"{args.env} MaskablePPO: {random_steps} steps vs random, then {heuristic_steps} vs heuristic, "
           f"seed {args.seed}, {games} evaluation games per opponent")
-    env = make_vec_env("random", args.envs, args.seed)
-    n_steps = 512 if not args.quick else 256
+    env = make_vec_env("random", args.envs, args.seed, args.env)
+    policy_kwargs: dict[str, Any] = {"net_arch": [int(size) for size in args.net.split(",") if size]}
+    if args.policy == "cnn":
+        policy_kwargs["features_extractor_class"] = board_cnn_class()
     model = MaskablePPO(
-        "MlpPolicy", env, learning_rate=3e-4, n_steps=n_steps, batch_size=256, n_epochs=4, gamma=0.99,
-        gae_lambda=0.95, ent_coef=0.01, policy_kwargs={"net_arch": [256, 256]}, seed=args.seed, verbose=0,
-        device="cpu",
+        "MlpPolicy", env, learning_rate=args.learning_rate, n_steps=args.n_steps, batch_size=args.batch_size,
+        n_epochs=args.epochs, gamma=1.0, gae_lambda=0.95, ent_coef=args.ent_coef,
+        policy_kwargs=policy_kwargs, seed=args.seed,
+        verbose=0, device="cpu",
     )
     agent = MaskedPolicyAgent(model)
-    results = {"before": against_baselines(ENV_ID, agent, games, args.seed + 1000, 1)}
+    results = {"before": against_baselines(args.env, agent, games, args.seed + 1000, 1)}
     print_rates("before training (untrained network):", results["before"])
     phases = [("random", random_steps), ("heuristic", heuristic_steps)]
     seconds = {}
@@ -125,11 +167,11 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         if steps <= 0:
             continue
         if k:
-            model.set_env(make_vec_env(opponent, args.envs, args.seed + k))
+            model.set_env(make_vec_env(opponent, args.envs, args.seed + k, args.env))
         phase_timer = Timer()
         model.learn(total_timesteps=steps, reset_num_timesteps=(k == 0))
         seconds[opponent] = phase_timer.seconds
-        results[f"after {opponent}"] = against_baselines(ENV_ID, agent, games, args.seed + 1000, 1)
+        results[f"after {opponent}"] = against_baselines(args.env, agent, games, args.seed + 1000, 1)
         print_rates(f"after {steps} steps against {opponent} ({seconds[opponent]:.0f}s):", results[f"after {opponent}"])
     final = results.get("after heuristic", results.get("after random", results["before"]))
     print_before_after(results["before"], final)

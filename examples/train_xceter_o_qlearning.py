@@ -240,7 +240,7 @@ def train(episodes: int, seed: int = 0, mix: dict[str, float] | None = None, alp
 def build_parser():
     parser = base_parser(__doc__.split("\n\n")[0], epilog=__doc__.split("\n\n", 1)[1])
     parser.add_argument("--episodes", type=int, default=None,
-                        help="training games (default 60000; 8000 with --quick)")
+                        help="training games (default 60000; 10000 with --quick)")
     parser.add_argument("--mix", default="self=2,random=1,heuristic=1",
                         help="training opponents and their weights (default self=2,random=1,heuristic=1)")
     parser.add_argument("--alpha", type=float, default=0.3, help="learning rate (default 0.3)")
@@ -252,7 +252,7 @@ def build_parser():
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     """Train, print the win rates before and after, and return them (also used by the tests)."""
     args = build_parser().parse_args(argv)
-    episodes = pick(args.episodes, args.quick, 8000, 60000)
+    episodes = pick(args.episodes, args.quick, 10000, 60000)
     games = pick(args.eval_games, args.quick, 200, 1000)
     timer = Timer()
     print(f"X-Ceter-O tabular Q-learning: {episodes} training games ({args.mix}), seed {args.seed}, "

@@ -59,3 +59,50 @@ def test_sync_and_async_vector_envs_agree():
         results.append(trace)
     for a, b in zip(*results):
         np.testing.assert_array_equal(a, b)
+
+
+def test_batched_fox_vector_env_is_identical_for_any_worker_count():
+    from fox_envs.core.vector import FoxVectorEnv
+
+    traces = []
+    for workers in (0, 2):
+        env = FoxVectorEnv("fox_envs/XCeterO-v0", 4, workers=workers, opponent="random")
+        try:
+            obs, infos = env.reset(seed=3)
+            trace, finished = [obs.copy()], 0
+            for _ in range(25):
+                masks = infos["action_mask"]
+                assert masks.shape == (4, 9) and masks.any(axis=1).all()  # same-step autoreset: never empty
+                np.testing.assert_array_equal(env.action_masks(), masks.astype(bool))
+                obs, rewards, terms, truncs, infos = env.step(masks.argmax(axis=1))
+                done = terms | truncs
+                if done.any():
+                    finished += int(done.sum())
+                    np.testing.assert_array_equal(infos["_final_obs"], done)
+                    assert "illegal_action" not in infos
+                trace.append((obs.copy(), rewards.copy(), done.copy()))
+            assert finished >= 4
+        finally:
+            env.close()
+        traces.append(trace)
+    first, second = traces
+    np.testing.assert_array_equal(first[0], second[0])
+    for (o1, r1, d1), (o2, r2, d2) in zip(first[1:], second[1:]):
+        np.testing.assert_array_equal(o1, o2)
+        np.testing.assert_array_equal(r1, r2)
+        np.testing.assert_array_equal(d1, d2)
+
+
+def test_batched_vector_env_rejects_bad_arguments():
+    from fox_envs import InvalidParameterError
+    from fox_envs.core.vector import FoxVectorEnv
+
+    with pytest.raises(InvalidParameterError, match="num_envs"):
+        FoxVectorEnv("fox_envs/XCeterO-v0", 0)
+    with pytest.raises(InvalidParameterError, match="workers"):
+        FoxVectorEnv("fox_envs/XCeterO-v0", 2, workers=3)
+    env = FoxVectorEnv("fox_envs/XCeterO-v0", 2)
+    env.reset(seed=0)
+    with pytest.raises(InvalidParameterError, match="2 integers"):
+        env.step(np.array([0.5, 1.0]))
+    env.close()

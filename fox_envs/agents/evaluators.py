@@ -23,7 +23,7 @@ import numpy as np
 from fox_envs.agents.outfox import any_legal_point, can_win_turn
 from fox_envs.agents.outwit import side_score, wins_next
 from fox_envs.games.outfox import (
-    COMPLETES, LINES_THROUGH, NUM_PLACE, NUM_POINTS, NUM_TYPES, PLACE, SLIDE, WINS, legal_points,
+    COMPLETES, LINES_THROUGH, NUM_PLACE, NUM_POINTS, NUM_TYPES, PAIRS_THROUGH, SLIDE, WINS, legal_points,
     line_through, slides,
 )
 
@@ -77,7 +77,7 @@ def winning_turn(board: list[int], hand_mask: int) -> tuple[int, int, int, int] 
             board[n] = -1
             board[to] = piece
             found = -1
-            for x, y in _pairs(p):  # lines through the placed point: a type in hand completes them
+            for x, y in PAIRS_THROUGH[p]:  # lines through the placed point: a type in hand completes them
                 bx, by = board[x], board[y]
                 if 0 <= bx < BLOCK and 0 <= by < BLOCK:
                     fits = COMPLETES[bx * 9 + by] & hand_mask
@@ -99,18 +99,12 @@ def winning_turn(board: list[int], hand_mask: int) -> tuple[int, int, int, int] 
     return None
 
 
-_PAIRS = tuple(tuple(tuple(q for q in line if q != p) for line in LINES_THROUGH[p]) for p in range(NUM_POINTS))
-
-
-def _pairs(point: int) -> tuple[tuple[int, ...], ...]:
-    return _PAIRS[point]
-
-
 class OutfoxKnowledge:
     """Outfox (2 or 3 seats): whole-turn tests on the board.
 
-    ``wins_now``: the mover has a turn that ends with a winning line, or the next seat has no
-    piece left (any turn then wins). ``rollout_action`` plays turns that win at once when there
+    ``wins_now`` (exact): the mover can finish its turn with a winning line, or the next seat
+    has no piece left (any turn then wins), or a turn leaves the next seat no legal placement.
+    ``rollout_action`` plays turns that win at once when there
     are some, else turns drawn at random until one leaves the next seat no winning turn (at most
     ``tries`` draws), planning the slide with the placement.
     """
@@ -229,16 +223,23 @@ KNOWLEDGE = {
     "outfox_v0": OutfoxKnowledge,
 }
 
-# MCTS options per game for make_agent("mcts", env_id); explicit options override them.
+# MCTS options per game for make_agent("mcts", env_id); explicit options override them. Measured
+# results and per-move times are in docs/evaluation.md (MCTS section).
 SEARCH_DEFAULTS: dict[str, dict[str, Any]] = {
+    # random rollouts to the end; take wins, never allow an immediate reply win
     "xceter_o_v0": {"simulations": 200, "c": 1.4, "rollout": "random", "rollout_limit": 200,
                     "decisive": True, "safety": True, "reuse": True},
-    "outwit_v0": {"simulations": 300, "c": 0.7, "rollout": "random", "rollout_limit": 0,
+    # random rollouts never finish: value every new leaf with the race evaluator instead
+    "outwit_v0": {"simulations": 500, "c": 0.7, "rollout": "random", "rollout_limit": 0,
                   "evaluator": "game", "decisive": True, "safety": True, "reuse": True},
-    "outfox_v0": {"simulations": 200, "c": 1.0, "rollout": "game", "rollout_limit": 200,
+    # whole-turn rollouts (win if possible, else a turn leaving the next seat no win)
+    "outfox_v0": {"simulations": 600, "c": 1.0, "rollout": "game", "rollout_limit": 200,
                   "decisive": True, "safety": True, "reuse": True},
+    # chance everywhere, the heuristic is near optimal: heuristic rollouts, and keep the
+    # heuristic's move unless the search is 2 standard errors sure of a better one
     "bye_bye_mr_fox_v0": {"simulations": 200, "c": 1.4, "rollout": "heuristic", "rollout_limit": 200,
-                          "reuse": True},
+                          "anchor": 2.0, "reuse": True},
+    # hidden information: determinised UCT with random rollouts (no game knowledge yet)
     "outfoxed_v0": {"simulations": 200, "c": 1.4, "rollout": "random", "rollout_limit": 200},
 }
 

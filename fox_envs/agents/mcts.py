@@ -35,7 +35,10 @@ Root rules (generic, cheap at the root only):
   when a safe action exists (the hook ``wins_now(state) -> bool`` answers "can the player to
   move win at once?" fast; without it the replies are enumerated);
 * ``reuse=True``: the subtree of the position reached is kept between the decisions of one
-  game (a turn of two decisions reuses the first search).
+  game (a turn of two decisions reuses the first search);
+* ``anchor=z`` (> 0, needs a rollout policy): the rollout policy's move is played unless the
+  most visited move's mean return beats it by more than ``z`` standard errors (for games with
+  much chance, where a near-optimal heuristic would otherwise be overruled by sampling noise).
 
 A position with a single legal action is answered at once, without search. Seeded by
 ``reset(seed)`` (or the ``seed`` argument): equal seeds give equal moves.
@@ -63,12 +66,13 @@ CHECK_BUDGET = 4000  # max states examined by one root decisive/safety check
 
 
 class _Node:
-    __slots__ = ("children", "visits", "value", "avail")
+    __slots__ = ("children", "visits", "value", "square", "avail")
 
     def __init__(self) -> None:
         self.children: dict[int, _Node] = {}
         self.visits = 0
         self.value = 0.0  # sum of the returns of the player who moved into this node
+        self.square = 0.0  # sum of their squares (for the anchor's standard errors)
         self.avail = 0  # times this child was legal at a visit of its parent (determinisation)
 
 
@@ -83,7 +87,7 @@ class MCTSAgent(SeededAgent):
 
     def __init__(self, seed: int | None = None, simulations: int = 200, c: float = 1.4,
                  rollout: Any = "random", rollout_limit: int = 200, evaluator: Any = "none",
-                 decisive: bool = False, safety: bool = False, reuse: bool = False,
+                 decisive: bool = False, safety: bool = False, reuse: bool = False, anchor: float = 0.0,
                  env_id: str | None = None, knowledge: Any = None) -> None:
         if not _is_int(simulations, 1):
             raise InvalidParameterError(f"mcts: simulations must be an integer >= 1, got {simulations!r}")
@@ -91,6 +95,8 @@ class MCTSAgent(SeededAgent):
             raise InvalidParameterError(f"mcts: c (exploration constant) must be a number >= 0, got {c!r}")
         if not _is_int(rollout_limit, 0):
             raise InvalidParameterError(f"mcts: rollout_limit must be an integer >= 0, got {rollout_limit!r}")
+        if isinstance(anchor, bool) or not isinstance(anchor, (int, float)) or not anchor >= 0:
+            raise InvalidParameterError(f"mcts: anchor must be a number >= 0, got {anchor!r}")
         for flag, value in (("decisive", decisive), ("safety", safety), ("reuse", reuse)):
             if not isinstance(value, bool):
                 raise InvalidParameterError(f"mcts: {flag} must be true or false, got {value!r}")
@@ -110,6 +116,7 @@ class MCTSAgent(SeededAgent):
         self.decisive = decisive
         self.safety = safety
         self.reuse = reuse
+        self.anchor = float(anchor)
         self.env_id = env_id
         self.knowledge = knowledge
         self.random = random.Random(seed)
@@ -170,6 +177,9 @@ class MCTSAgent(SeededAgent):
                     return safe[0]
                 if safe:
                     allowed = safe
+        default = None
+        if self.anchor > 0 and (self._rollout_hook is not None or self._rollout_agent is not None):
+            default = self._policy_action(state.clone(), player)
         root = self.search(state, player, allowed)
         best, best_key = allowed[0], None
         for action in allowed:
@@ -179,7 +189,26 @@ class MCTSAgent(SeededAgent):
             key = (child.visits, child.value / child.visits, -action)
             if best_key is None or key > best_key:
                 best, best_key = action, key
+        if default is not None and default != best and default in allowed:
+            if not self._confidently_better(root.children.get(best), root.children.get(default)):
+                return default
         return best
+
+    def _policy_action(self, state: State, player: int) -> int:
+        if self._rollout_hook is not None:
+            return self._rollout_hook(state, player, self.random)
+        return self._rollout_agent.act(state, player)  # type: ignore[union-attr]
+
+    def _confidently_better(self, best: _Node | None, default: _Node | None) -> bool:
+        """Whether ``best``'s mean return beats ``default``'s by more than ``anchor`` standard
+        errors (an unvisited default has lost the comparison)."""
+        if best is None or not best.visits:
+            return False
+        if default is None or not default.visits:
+            return True
+        difference = best.value / best.visits - default.value / default.visits
+        error = math.sqrt(_variance(best) / best.visits + _variance(default) / default.visits)
+        return difference > self.anchor * error
 
     def search(self, state: State, player: int, allowed: list[int] | None = None) -> _Node:
         """Run the simulations from ``state`` (``player`` to move) and return the root; the
@@ -259,8 +288,10 @@ class MCTSAgent(SeededAgent):
         returns = state.returns() if value is None else value
         root.visits += 1
         for child, mover in path:
+            r = returns[mover]
             child.visits += 1
-            child.value += returns[mover]
+            child.value += r
+            child.square += r * r
 
     def _rollout(self, state: State) -> np.ndarray | None:
         """Play on from a new leaf; the returns to back up (``None``: the state's returns)."""
@@ -375,6 +406,16 @@ class MCTSAgent(SeededAgent):
             if self._wins_within_turn(after, mover, budget):
                 return True
         return False
+
+
+def _variance(node: _Node) -> float:
+    """Sample variance of the returns backed up through ``node`` (1, the most a return in
+    [-1, 1] allows, with fewer than two)."""
+    n = node.visits
+    if n < 2:
+        return 1.0
+    mean = node.value / n
+    return max(0.0, (node.square - n * mean * mean) / (n - 1))
 
 
 def _first_win(state: State, player: int, legal: list[int], default: int) -> int:
