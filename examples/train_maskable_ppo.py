@@ -39,7 +39,7 @@ from examples._common import Timer, against_baselines, base_parser, pick, print_
 ENV_ID = "outfox_v0"
 MISSING = (
     "this example needs the optional 'train' extra (torch, stable-baselines3, sb3-contrib):\n"
-    "  pip install torch==2.13.0 --index-url https://download.pytorch.org/whl/cpu   # CPU build first\n"
+    "  pip install torch==2.13.0   # a CPU build of torch first (never a CUDA build)\n"
     "  pip install -e '.[train]'\n"
     "(missing: {name})"
 )
