@@ -150,7 +150,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 AGENT_HELP = [  # (name, syntax, description)
     ("random", "random", "uniformly random legal move"),
     ("heuristic", "heuristic", "the game's hand-written heuristic"),
-    ("mcts", "mcts[:simulations=200,c=1.4,rollout=random|heuristic,rollout_limit=200]", "UCT search on the rules core"),
+    ("mcts", "mcts[:simulations=N,c=1.4,rollout=random|heuristic,rollout_limit=N,decisive=true,safety=true,reuse=true,anchor=Z,preset=plain]", "UCT search on the rules core (tuned per game, docs/evaluation.md)"),
     ("module:callable", "module:callable", "your factory, called as factory(env_id=..., seed=...)"),
     ("policy file", "path/to/policy.json|.npz|.pkl", "a saved policy file (docs/evaluation.md)"),
     ("human", "human", "you, at the terminal (play only)"),

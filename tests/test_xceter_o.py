@@ -34,7 +34,7 @@ def test_pieces_are_placed_in_number_order_by_alternating_players():
         assert state.next_piece() == ply + 1
         assert len(state.legal_actions()) == 9 - ply  # any empty square
         state.apply_string(move)
-    assert state.board == [1, 2, 0, 4, 0, 3, 0, 5, 6]
+    assert list(state.board) == [1, 2, 0, 4, 0, 3, 0, 5, 6]
 
 
 def test_cannot_place_on_an_occupied_square():

@@ -62,7 +62,7 @@ class XCeterOState(State):
 
     def __init__(self, game: XCeterOGame) -> None:
         super().__init__(game)
-        self.board = [0] * 9  # piece number 1..6 on each square, 0 empty
+        self.board = bytearray(9)  # piece number 1..6 on each square, 0 empty
         self.empty = bytearray(b"\x01" * 9)  # 1 on empty squares: the legal-action mask
         self.square_of = [-1] * 7  # square of piece 1..6 (index 0 unused), -1 off the board
         self.ply = 0  # plies played; the next piece is ply % 6 + 1
@@ -99,7 +99,7 @@ class XCeterOState(State):
             self.winner = mover
             return
         if self.ply >= 6:  # the position after the last placement counts as seen once
-            key = (tuple(self.board), self.ply % 6)
+            key = (bytes(self.board), self.ply % 6)
             count = self.seen.get(key, 0) + 1
             self.seen[key] = count
             if count >= 3:
@@ -133,7 +133,7 @@ class XCeterOState(State):
 
     def repetition_count(self) -> int:
         """How often the current position (board, next piece) has occurred."""
-        return self.seen.get((tuple(self.board), self.ply % 6), 0)
+        return self.seen.get((bytes(self.board), self.ply % 6), 0)
 
     # ----- observation, notation, pictures ---------------------------------------------------
     def observation_tensor(self, player: int) -> np.ndarray:
@@ -159,7 +159,7 @@ class XCeterOState(State):
         return SQUARE_NAMES[action]
 
     def _full_key(self) -> Any:
-        return (tuple(self.board), bytes(self.empty), self.ply, self.winner, self.drawn, sorted(self.seen.items()))
+        return (bytes(self.board), bytes(self.empty), self.ply, self.winner, self.drawn, sorted(self.seen.items()))
 
     def clone(self) -> "XCeterOState":
         new = XCeterOState.__new__(XCeterOState)
