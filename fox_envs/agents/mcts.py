@@ -57,7 +57,7 @@ import numpy as np
 
 from fox_envs.agents.base import SeededAgent
 from fox_envs.core.errors import InvalidParameterError
-from fox_envs.core.game import CHANCE, TERMINAL, State
+from fox_envs.core.game import CHANCE, TERMINAL, State, choose_outcome
 
 ROLLOUTS = ("random", "heuristic", "game")
 EVALUATORS = ("none", "game")
@@ -250,7 +250,7 @@ class MCTSAgent(SeededAgent):
             if player == TERMINAL:
                 break
             if player == CHANCE:
-                outcome = _sample(state.chance_outcomes(), rng)
+                outcome = choose_outcome(state.chance_outcomes(), rng.random())
                 child = node.children.get(outcome)
                 if child is None:
                     child = node.children[outcome] = _Node()
@@ -308,7 +308,7 @@ class MCTSAgent(SeededAgent):
             if player == TERMINAL:
                 return None
             if player == CHANCE:
-                state.apply_action(_sample(state.chance_outcomes(), rng))
+                state.apply_action(choose_outcome(state.chance_outcomes(), rng.random()))
                 continue
             if decisions >= limit:
                 if evaluator is None:
@@ -429,16 +429,6 @@ def _first_win(state: State, player: int, legal: list[int], default: int) -> int
             if returns[player] > 0 and returns[player] >= max(returns):
                 return action
     return default
-
-
-def _sample(outcomes: list[tuple[int, float]], rng: random.Random) -> int:
-    r = rng.random()
-    total = 0.0
-    for action, probability in outcomes:
-        total += probability
-        if r < total:
-            return action
-    return outcomes[-1][0]
 
 
 def make_mcts(env_id: str | None = None, seed: int | None = None, preset: str = "game",

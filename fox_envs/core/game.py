@@ -252,16 +252,19 @@ class State:
         return f"<{type(self).__name__} after {len(self._history)} actions>\n{self}"
 
 
-def sample_chance(state: State, rng: np.random.Generator) -> int:
-    """Draw one chance outcome of ``state`` with its exact probabilities."""
-    outcomes = state.chance_outcomes()
-    r = rng.random()
+def choose_outcome(outcomes: Sequence[tuple[int, float]], uniform: float) -> int:
+    """The outcome whose cumulative-probability interval holds ``uniform`` (a draw in [0, 1))."""
     total = 0.0
     for action, probability in outcomes:
         total += probability
-        if r < total:
+        if uniform < total:
             return action
     return outcomes[-1][0]
+
+
+def sample_chance(state: State, rng: np.random.Generator) -> int:
+    """Draw one chance outcome of ``state`` with its exact probabilities."""
+    return choose_outcome(state.chance_outcomes(), rng.random())
 
 
 def resolve_chance(state: State, rng: np.random.Generator) -> None:
