@@ -2,7 +2,9 @@
 
 Gymnasium's ``AsyncVectorEnv`` pays one inter-process round trip per env per step, which costs
 more than a whole step of these games. ``FoxVectorEnv`` runs ``num_envs`` copies of the view in
-``workers`` processes, each stepping its slice of envs in a loop; observations, masks, rewards
+``workers`` processes (start method ``context``: ``"fork"`` where available, else
+``"spawn"``; pass ``context="spawn"`` when the parent runs threads), each stepping its slice of
+envs in a loop; observations, masks, rewards
 and flags travel through shared memory, with one message per worker per step. ``workers=0``
 steps every env in the calling process.
 
@@ -109,7 +111,8 @@ class FoxVectorEnv(VectorEnv):
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
-    def __init__(self, gym_id: str, num_envs: int, workers: int = 0, **kwargs: Any) -> None:
+    def __init__(self, gym_id: str, num_envs: int, workers: int = 0, context: str | None = None,
+                 **kwargs: Any) -> None:
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise InvalidParameterError(f"bad num_envs {num_envs!r}; allowed: an integer >= 1")
         if isinstance(workers, bool) or not isinstance(workers, int) or not 0 <= workers <= num_envs:
@@ -121,7 +124,9 @@ class FoxVectorEnv(VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
         shape = (num_envs, tuple(self.single_observation_space.shape), int(self.single_action_space.n))
-        ctx = mp.get_context("spawn")
+        if context is None:  # fork where the platform has it (works from notebooks and stdin)
+            context = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
+        ctx = mp.get_context(context)
         raw = _allocate(ctx, *shape)
         self._buffers = _Buffers(raw, *shape)
         slices = [part.tolist() for part in np.array_split(np.arange(num_envs), max(workers, 1))]
