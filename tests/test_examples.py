@@ -169,4 +169,5 @@ def test_maskable_ppo_without_the_extra_says_what_to_install(monkeypatch):
     with pytest.raises(SystemExit) as exit_info:
         main(["--quick"])
     message = str(exit_info.value)
-    assert "pip install -e '.[train]'" in message and "sb3_contrib" in message
+    assert "pip install -e '.[train]'" in message and "sb3-contrib" in message
+    assert "(missing: " in message  # names what is missing: torch first on a machine without it
