@@ -181,3 +181,27 @@ def test_heuristic_beats_random_clearly():
             state.apply_action(seats[player].act(state, player))
         wins += state.returns()[index % 2] > 0
     assert wins >= 170
+
+
+def test_incremental_observation_matches_the_position_along_random_games():
+    game = fox_envs.make_game("xceter_o_v0")
+    rng = np.random.default_rng(4)
+    for _ in range(30):
+        state = game.new_initial_state()
+        while not state.is_terminal() and state.move_number() < 60:
+            for viewer in (0, 1):
+                obs = state.observation_tensor(viewer).reshape(9, 10)
+                for square in range(9):
+                    piece = state.board[square]
+                    expected = np.zeros(10, dtype=np.float32)
+                    if piece:
+                        own = (piece - 1) % 2 == viewer
+                        expected[(piece - 1) // 2 + (0 if own else 3)] = 1
+                    else:
+                        expected[6] = 1
+                    expected[7] = state.square_of[state.next_piece()] == square
+                    expected[8] = state.square_of[state.next_piece() % 6 + 1] == square
+                    expected[9] = state.move_number() < 6
+                    np.testing.assert_array_equal(obs[square], expected)
+            legal = state.legal_actions()
+            state.apply_action(legal[int(rng.integers(len(legal)))])

@@ -39,6 +39,10 @@ LINE_MASKS = frozenset((1 << a) | (1 << b) | (1 << c) for a, b, c in LINES)
 ORDERED_LINES = frozenset(LINES) | frozenset(tuple(reversed(line)) for line in LINES)
 NUM_PLANES = 10
 ALL_NINE = b"\x01" * 9
+EMPTY_PLANES = bytes(1 if plane == 6 else 0 for _ in range(9) for plane in range(NUM_PLANES))
+# observation plane of piece 1..6 for each viewer: own pieces 0-2, the opponent's 3-5, in number order
+PIECE_PLANE = [[0] + [(piece - 1) // 2 + (0 if (piece - 1) % 2 == viewer else 3) for piece in range(1, 7)]
+               for viewer in (0, 1)]
 
 
 class XCeterOGame(Game):
@@ -64,6 +68,8 @@ class XCeterOState(State):
         super().__init__(game)
         self.board = bytearray(9)  # piece number 1..6 on each square, 0 empty
         self.empty = bytearray(b"\x01" * 9)  # 1 on empty squares: the legal-action mask
+        # per viewer, planes 0-6 of the observation kept up to date move by move
+        self.planes = [bytearray(EMPTY_PLANES), bytearray(EMPTY_PLANES)]
         self.square_of = [-1] * 7  # square of piece 1..6 (index 0 unused), -1 off the board
         self.ply = 0  # plies played; the next piece is ply % 6 + 1
         self.winner = -1
@@ -79,6 +85,12 @@ class XCeterOState(State):
             return TERMINAL
         return self.ply % 2  # odd pieces (ply even) belong to player_0
 
+    def is_terminal(self) -> bool:
+        return self.winner >= 0 or self.drawn
+
+    def is_chance_node(self) -> bool:
+        return False
+
     def _legal_actions(self) -> list[int]:
         """Any empty square: a placement, or a jump (staying put is not a move)."""
         board = self.board
@@ -93,6 +105,13 @@ class XCeterOState(State):
             self.empty[old] = 1
         self.board[action] = piece
         self.empty[action] = 0
+        for viewer in (0, 1):
+            planes, plane = self.planes[viewer], PIECE_PLANE[viewer][piece]
+            if old >= 0:
+                planes[old * NUM_PLANES + plane] = 0
+                planes[old * NUM_PLANES + 6] = 1
+            planes[action * NUM_PLANES + plane] = 1
+            planes[action * NUM_PLANES + 6] = 0
         self.square_of[piece] = action
         self.ply += 1
         if self.has_line(mover):
@@ -137,15 +156,8 @@ class XCeterOState(State):
 
     # ----- observation, notation, pictures ---------------------------------------------------
     def observation_tensor(self, player: int) -> np.ndarray:
+        planes = self.planes[player][:]  # planes 0-6 are kept up to date by _apply_action
         square_of = self.square_of
-        planes = bytearray(9 * NUM_PLANES)  # built as bytes, converted once
-        planes[6::NUM_PLANES] = self.empty
-        for k in range(3):
-            own, theirs = square_of[player + 1 + 2 * k], square_of[2 - player + 2 * k]
-            if own >= 0:
-                planes[own * NUM_PLANES + k] = 1
-            if theirs >= 0:
-                planes[theirs * NUM_PLANES + 3 + k] = 1
         now, after = square_of[self.ply % 6 + 1], square_of[(self.ply + 1) % 6 + 1]
         if now >= 0:
             planes[now * NUM_PLANES + 7] = 1
@@ -168,6 +180,7 @@ class XCeterOState(State):
         new._legal = self._legal
         new.board = self.board[:]
         new.empty = self.empty[:]
+        new.planes = [self.planes[0][:], self.planes[1][:]]
         new.square_of = self.square_of[:]
         new.ply = self.ply
         new.winner = self.winner
