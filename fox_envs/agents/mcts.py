@@ -349,15 +349,7 @@ class MCTSAgent(SeededAgent):
             return returns[player] > 0 and returns[player] >= max(returns)
         if mover != player:
             return False
-        for action in state.legal_actions():
-            if budget[0] <= 0:
-                return False
-            budget[0] -= 1
-            after = state.clone()
-            after.apply_action(action)
-            if self._wins_within_turn(after, player, budget):
-                return True
-        return False
+        return _some_child(state, budget, lambda after: self._wins_within_turn(after, player, budget))
 
     def safe_actions(self, state: State, player: int) -> list[int]:
         """The legal actions after which no other player can win at once (``player``'s own
@@ -397,15 +389,7 @@ class MCTSAgent(SeededAgent):
             if known is not None:
                 budget[0] -= 1
                 return known
-        for action in state.legal_actions():
-            if budget[0] <= 0:
-                return False
-            budget[0] -= 1
-            after = state.clone()
-            after.apply_action(action)
-            if self._wins_within_turn(after, mover, budget):
-                return True
-        return False
+        return _some_child(state, budget, lambda after: self._wins_within_turn(after, mover, budget))
 
 
 def _variance(node: _Node) -> float:
@@ -445,3 +429,17 @@ def make_mcts(env_id: str | None = None, seed: int | None = None, preset: str = 
         settings.update(search_defaults(env_id))
     settings.update(options)
     return MCTSAgent(seed=seed, env_id=env_id, **settings)
+
+
+def _some_child(state: State, budget: list[int], test: Callable[[State], bool]) -> bool:
+    """Whether ``test`` holds after some legal action, each child costing one unit of ``budget``
+    (an exhausted budget answers False)."""
+    for action in state.legal_actions():
+        if budget[0] <= 0:
+            return False
+        budget[0] -= 1
+        after = state.clone()
+        after.apply_action(action)
+        if test(after):
+            return True
+    return False
