@@ -106,3 +106,22 @@ def test_batched_vector_env_rejects_bad_arguments():
     with pytest.raises(InvalidParameterError, match="2 integers"):
         env.step(np.array([0.5, 1.0]))
     env.close()
+
+
+def test_sb3_subproc_vec_env_gets_masks_through_env_method():
+    pytest.importorskip("stable_baselines3")
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    env = SubprocVecEnv([functools.partial(make_view, "fox_envs/Outfox-v0") for _ in range(2)])
+    try:
+        env.seed(0)
+        env.reset()
+        for _ in range(20):
+            masks = np.stack(env.env_method("action_masks"))  # what sb3-contrib's MaskablePPO calls
+            assert masks.shape == (2, 532) and masks.dtype == bool and masks.any(axis=1).all()
+            actions = masks.argmax(axis=1)
+            obs, rewards, dones, infos = env.step(actions)
+            assert obs.shape == (2, 5, 5, 40)
+            assert not any(info.get("illegal_action") for info in infos)
+    finally:
+        env.close()
