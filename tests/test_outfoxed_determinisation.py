@@ -19,18 +19,7 @@ from fox_envs.games.outfoxed import CALL, COLOURS, MULTISETS, PUT0, SHOW0, Outfo
 KEEP, DEAL, PUT, CALLING, SHOW = 0, 2, 3, 4, 6  # OutfoxedState.phase values
 
 
-def new(**params):
-    return fox_envs.make_game("outfoxed_v0", **params).new_initial_state()
-
-
-def play(state, moves):
-    for move in moves:
-        state.apply_string(move)
-    return state
-
-
-def keeps(kept0: str, kept1: str) -> list[str]:
-    return [f"keep {c}" for c in kept0.split()] + [f"keep {c}" for c in kept1.split()]
+from test_outfoxed import keeps, new, play  # the scenario helpers of the rules tests
 
 
 def random_game_states(seed: int, every: int = 7, prefix=(), **params):

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from fox_envs.agents.outfox import any_legal_point, can_win_turn
+from fox_envs.agents.outfox import any_legal_point, can_win_turn, slide_is_safe
 from fox_envs.agents.outwit import side_score, wins_next
 from fox_envs.games.outfox import (
     COMPLETES, LINES_THROUGH, NUM_PLACE, NUM_POINTS, NUM_TYPES, PAIRS_THROUGH, SLIDE, WINS, legal_points,
@@ -171,12 +171,7 @@ class OutfoxKnowledge:
                     board[p] = -1
                     continue
                 frm, to = moves[rng.randrange(len(moves))]
-                piece = board[frm]
-                board[frm] = -1
-                board[to] = piece
-                safe = not next_mask or not can_win_turn(board, next_mask)
-                board[to] = -1
-                board[frm] = piece
+                safe = slide_is_safe(board, frm, to, next_mask)
                 board[p] = -1
                 turn = (t, p, frm, to)
                 if safe:
@@ -205,12 +200,7 @@ class OutfoxKnowledge:
             return NUM_PLACE + winning[0] * NUM_POINTS + winning[1]
         for attempt in range(self.tries):
             frm, to = moves[rng.randrange(len(moves))]
-            piece = board[frm]
-            board[frm] = -1
-            board[to] = piece
-            safe = not next_mask or not can_win_turn(board, next_mask)
-            board[to] = -1
-            board[frm] = piece
+            safe = slide_is_safe(board, frm, to, next_mask)
             choice = (frm, to)
             if safe:
                 break

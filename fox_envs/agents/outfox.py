@@ -35,6 +35,20 @@ def any_legal_point(board: list[int]) -> bool:
     return False
 
 
+def slide_is_safe(board: list[int], frm: int, to: int, hand_mask: int) -> bool:
+    """Whether, after sliding the piece on ``frm`` to ``to``, a seat holding ``hand_mask`` has no
+    winning turn. ``board`` is restored."""
+    if not hand_mask:
+        return True
+    piece = board[frm]
+    board[frm] = -1
+    board[to] = piece
+    safe = not can_win_turn(board, hand_mask)
+    board[to] = -1
+    board[frm] = piece
+    return safe
+
+
 def can_win_turn(board: list[int], hand_mask: int) -> bool:
     """Whether a seat holding the piece types in ``hand_mask`` (bit t = type t) has a turn that
     ends with a winning line on ``board`` (which holds no line now). ``board`` is restored."""
@@ -119,12 +133,7 @@ class OutfoxHeuristic(SeededAgent):
             t, p, f, to = turn
             if t >= 0:
                 board[p] = t
-            piece = board[f]
-            board[f] = -1
-            board[to] = piece
-            safe = not can_win_turn(board, mask)
-            board[to] = -1
-            board[f] = piece
+            safe = slide_is_safe(board, f, to, mask)
             if t >= 0:
                 board[p] = -1
             if safe:

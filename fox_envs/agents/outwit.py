@@ -54,6 +54,17 @@ def _distances(player: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
 DISTANCE_TABLE, DEPTH_TABLE = zip(*(_distances(p) for p in (0, 1)))
 
 
+def slide_end(board: bytearray, ray) -> int:
+    """Where a regular chip sliding along ``ray`` stops (it goes as far as it can), -1 if the
+    first square is blocked."""
+    last = -1
+    for target in ray:
+        if board[target]:
+            break
+        last = target
+    return last
+
+
 def can_enter(board: bytearray, square: int, player: int, power: bool) -> bool:
     """Whether the chip of ``player`` on ``square`` (outside its corner) can slide into its
     corner with one move on ``board``."""
@@ -67,11 +78,7 @@ def can_enter(board: bytearray, square: int, player: int, power: bool) -> bool:
                     return True
         return False
     for ray in ORTHOGONAL_RAYS[player][square]:
-        last = -1
-        for target in ray:
-            if board[target]:
-                break
-            last = target
+        last = slide_end(board, ray)
         if last >= 0 and corner[last]:
             return True
     return False
@@ -83,11 +90,7 @@ def enters_in_two(board: bytearray, square: int, player: int) -> bool:
     board[square], code = 0, board[square]
     try:
         for ray in ORTHOGONAL_RAYS[player][square]:
-            last = -1
-            for target in ray:
-                if board[target]:
-                    break
-                last = target
+            last = slide_end(board, ray)
             if last >= 0 and can_enter(board, last, player, False):
                 return True
         return False
