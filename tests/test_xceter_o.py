@@ -7,7 +7,7 @@ import pytest
 import fox_envs
 from fox_envs import TERMINAL, IllegalActionError
 from fox_envs.agents import RandomAgent, make_agent
-from fox_envs.games.xceter_o import SQUARE_NAMES
+from fox_envs.games.xceter_o import LINES, SQUARE_NAMES
 
 PLACEMENT = ["a1", "b1", "c2", "a2", "b3", "c3"]  # X1 a1, O2 b1, X3 c2, O4 a2, X5 b3, O6 c3: no line
 # An 18-ply cycle (each piece jumps three times) that returns to the position after PLACEMENT.
@@ -190,18 +190,89 @@ def test_incremental_observation_matches_the_position_along_random_games():
         state = game.new_initial_state()
         while not state.is_terminal() and state.move_number() < 60:
             for viewer in (0, 1):
-                obs = state.observation_tensor(viewer).reshape(9, 10)
-                for square in range(9):
-                    piece = state.board[square]
-                    expected = np.zeros(10, dtype=np.float32)
-                    if piece:
-                        own = (piece - 1) % 2 == viewer
-                        expected[(piece - 1) // 2 + (0 if own else 3)] = 1
-                    else:
-                        expected[6] = 1
-                    expected[7] = state.square_of[state.next_piece()] == square
-                    expected[8] = state.square_of[state.next_piece() % 6 + 1] == square
-                    expected[9] = state.move_number() < 6
-                    np.testing.assert_array_equal(obs[square], expected)
+                np.testing.assert_array_equal(state.observation_tensor(viewer), _reference_observation(state, viewer))
             legal = state.legal_actions()
             state.apply_action(legal[int(rng.integers(len(legal)))])
+
+
+def _reference_observation(state, viewer):
+    """The observation computed from scratch from the board (planes as in the module doc)."""
+    expected = np.zeros((9, 10), dtype=np.float32)
+    for square in range(9):
+        piece = state.board[square]
+        if piece:
+            expected[square, (piece - 1) // 2 + (0 if (piece - 1) % 2 == viewer else 3)] = 1
+        else:
+            expected[square, 6] = 1
+    for plane, piece in ((7, state.next_piece()), (8, state.next_piece() % 6 + 1)):
+        if state.square_of[piece] >= 0:
+            expected[state.square_of[piece], plane] = 1
+    expected[:, 9] = state.move_number() < 6
+    return expected.reshape(3, 3, 10)
+
+
+@pytest.mark.parametrize("ordered_rows", [False, True])
+def test_incremental_bookkeeping_matches_a_from_scratch_reference(ordered_rows):
+    """Win check, repetition count, mask and observation (terminal states too) against a
+    reference recomputed from the board, along random games and games that cycle into draws."""
+    import pickle
+
+    game = fox_envs.make_game("xceter_o_v0", ordered_rows=ordered_rows)
+    rng = np.random.default_rng(7)
+    draws = wins = 0
+    for index in range(60):
+        state = game.new_initial_state()
+        seen: dict[tuple, int] = {}
+        while True:
+            mask = [0] * 9 if state.is_terminal() else [int(not piece) for piece in state.board]
+            assert state.legal_actions_mask().tolist() == mask
+            for viewer in (0, 1):
+                np.testing.assert_array_equal(state.observation_tensor(viewer), _reference_observation(state, viewer))
+            key = (bytes(state.board), state.move_number() % 6)
+            assert state.repetition_count() == seen.get(key, 0)
+            if state.is_terminal() or state.move_number() >= 120:
+                break
+            copy = pickle.loads(pickle.dumps(state))
+            assert copy == state and copy.observation_tensor(0).tolist() == state.observation_tensor(0).tolist()
+            legal = state.legal_actions()
+            # half the games play a position-only policy after placement, which cycles into draws
+            cycling = index % 2 and state.move_number() >= 6
+            mover = state.current_player()
+            choice = (state.move_number() // 7) % len(legal) if cycling else rng.integers(len(legal))
+            state.apply_action(legal[choice])
+            key = (bytes(state.board), state.move_number() % 6)
+            if state.move_number() >= 6 and state.winner < 0:  # a winning ply ends the game first
+                seen[key] = seen.get(key, 0) + 1
+            squares = [state.square_of[mover + 1 + 2 * k] for k in range(3)]
+            line = any(
+                set(squares) == set(line) and (not ordered_rows or tuple(squares) in (line, line[::-1]))
+                for line in LINES
+            )
+            assert (state.winner == mover) == line
+            assert state.drawn == (not line and seen.get(key, 0) >= 3)
+        draws += state.drawn
+        wins += state.winner >= 0
+    assert draws and wins
+
+
+def test_illegal_actions_change_nothing_and_returned_arrays_are_the_callers():
+    state = play(PLACEMENT)
+    before = (state.history(), state.observation_tensor(0), state.legal_actions_mask(), state.repetition_count())
+    for bad in (0, 9, -1, np.int64(1), 4.0, None, "b2"):  # a1 and b1 are occupied
+        with pytest.raises(IllegalActionError):
+            state.apply_action(bad)
+    after = (state.history(), state.observation_tensor(0), state.legal_actions_mask(), state.repetition_count())
+    assert before[0] == after[0] and before[3] == after[3]
+    np.testing.assert_array_equal(before[1], after[1])
+    np.testing.assert_array_equal(before[2], after[2])
+    obs, mask = state.observation_tensor(1), state.legal_actions_mask()
+    obs[:] = 7
+    mask[:] = 7
+    assert state.observation_tensor(1).max() == 1 and state.legal_actions_mask().max() == 1
+    state.apply_action(np.int64(4))  # numpy integers are accepted: X1 a1 -> b2
+    assert state.history()[-1] == 4 and type(state.history()[-1]) is int
+    won = play(["a2", "a1", "c1", "b2", "b1", "c3"])  # O wins with the sixth placement
+    assert won.is_terminal() and won.legal_actions_mask().tolist() == [0] * 9
+    assert not won.observation_tensor(0)[..., 9].any()  # the placement phase is over
+    with pytest.raises(IllegalActionError, match="game is over"):
+        won.apply_action(3)

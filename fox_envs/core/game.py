@@ -9,6 +9,10 @@ A game module subclasses both and implements only its rules:
   ``observation_tensor``, ``action_to_string``, ``__str__``, ``render_rgb`` and ``_full_key``
   (every fact that defines the position, used for equality).
 
+A game may override ``apply_action`` as one fused validate-and-apply method for speed (X-Ceter-O
+does); it must keep the contract: the same ``IllegalActionError`` messages, the state untouched
+on a bad action, the history appended and the legal-action cache reset.
+
 Everything that is the same for all games lives here: action validation with clear errors, the
 legal-action cache, masks, history, clone, JSON, notation look-up and equality.
 """

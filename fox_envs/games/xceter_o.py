@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 
 from fox_envs.core import render
-from fox_envs.core.game import TERMINAL, Game, State
+from fox_envs.core.errors import IllegalActionError
+from fox_envs.core.game import TERMINAL, Game, State, action_as_int
 from fox_envs.core.params import Param, boolean
 
 SQUARE_NAMES = [f"{'abc'[i % 3]}{i // 3 + 1}" for i in range(9)]
@@ -38,11 +39,53 @@ LINES = (
 LINE_MASKS = frozenset((1 << a) | (1 << b) | (1 << c) for a, b, c in LINES)
 ORDERED_LINES = frozenset(LINES) | frozenset(tuple(reversed(line)) for line in LINES)
 NUM_PLANES = 10
-ALL_NINE = b"\x01" * 9
-EMPTY_PLANES = bytes(1 if plane == 6 else 0 for _ in range(9) for plane in range(NUM_PLANES))
-# observation plane of piece 1..6 for each viewer: own pieces 0-2, the opponent's 3-5, in number order
-PIECE_PLANE = [[0] + [(piece - 1) // 2 + (0 if (piece - 1) % 2 == viewer else 3) for piece in range(1, 7)]
-               for viewer in (0, 1)]
+OBS_SHAPE = (3, 3, NUM_PLANES)
+FLOAT32, INT8 = np.dtype(np.float32), np.dtype(np.int8)
+EMPTY_TO_ONE = bytes([1] + [0] * 255)  # bytearray.translate table: board -> legal-action mask
+
+
+def _square_planes(piece: int, viewer: int, flag: int, placing: bool) -> bytes:
+    """The 10 float32 planes of one square holding ``piece`` (0 = empty) seen by ``viewer``:
+    ``flag`` 1 = the piece to move now, 2 = the piece after it; plane 9 during placement."""
+    planes = np.zeros(NUM_PLANES, dtype=np.float32)
+    planes[6 if piece == 0 else (piece - 1) // 2 + (0 if (piece - 1) % 2 == viewer else 3)] = 1
+    if flag:
+        planes[6 + flag] = 1
+    planes[9] = placing
+    return planes.tobytes()
+
+
+# SQUARE_PLANES[placing][viewer][piece * 3 + flag]: the observation bytes of one square holding
+# ``piece`` (0 = empty) as ``viewer`` sees it (own pieces planes 0-2, the opponent's 3-5).
+SQUARE_PLANES = tuple(
+    tuple(
+        tuple(
+            _square_planes(piece, viewer, flag, placing) for piece in range(7) for flag in range(3)
+        )
+        for viewer in (0, 1)
+    )
+    for placing in (False, True)
+)
+EMPTY_SQUARE = SQUARE_PLANES[False][0][0]  # an empty square in the movement phase
+# FLIP[old][new]: the bits of a piece jumping from old to new (old = -1, the last row: placed)
+FLIP = tuple(tuple((1 << old if old < 9 else 0) ^ (1 << new) for new in range(9)) for old in range(10))
+# Repetition key: sum of (square + 1) * PIECE_WEIGHT[piece] over pieces 1..6, plus the next
+# piece - 1 (exact once all six are placed: base-10 digits above a factor 6).
+PIECE_WEIGHT = (0,) + tuple(6 * 10 ** (piece - 1) for piece in range(1, 7))
+
+
+def _ply_plan(turn: int, placing: bool) -> tuple:
+    """What the ply ``turn`` (0..5 in the cycle) changes: piece, mover, repetition weight, the
+    piece's square planes for both viewers, then the pieces to move now / after it with their
+    flagged square planes, and the next turn."""
+    piece, now, after = turn + 1, (turn + 1) % 6 + 1, (turn + 2) % 6 + 1
+    table0, table1 = SQUARE_PLANES[placing]
+    return (piece, turn % 2, PIECE_WEIGHT[piece], table0[piece * 3], table1[piece * 3],
+            now, table0[now * 3 + 1], table1[now * 3 + 1], after, table0[after * 3 + 2], table1[after * 3 + 2],
+            (turn + 1) % 6)
+
+
+PLY_PLANS = tuple(tuple(_ply_plan(turn, placing) for turn in range(6)) for placing in (False, True))
 
 
 class XCeterOGame(Game):
@@ -54,7 +97,7 @@ class XCeterOGame(Game):
     def _setup(self) -> None:
         self.num_players = 2
         self.num_actions = 9
-        self.observation_shape = (3, 3, NUM_PLANES)
+        self.observation_shape = OBS_SHAPE
         self.ordered_rows: bool = self.params["ordered_rows"]
 
     def new_initial_state(self) -> "XCeterOState":
@@ -62,31 +105,38 @@ class XCeterOGame(Game):
 
 
 class XCeterOState(State):
+    """The position, kept up to date move by move for the random-play hot path: ``board`` (piece
+    numbers), ``square_of`` (piece squares), ``own`` (each player's squares as a bitmask, for the
+    win check), ``code`` (the piece squares as one int, for the repetition key) and ``squares``
+    (each viewer's observation as 9 per-square byte strings). ``apply_action`` validates and
+    applies in one method (there is no separate ``_apply_action``); ``observation_tensor`` and
+    ``legal_actions_mask`` return fresh writable arrays."""
+
     game: XCeterOGame
 
     def __init__(self, game: XCeterOGame) -> None:
         super().__init__(game)
         self.board = bytearray(9)  # piece number 1..6 on each square, 0 empty
-        self.empty = bytearray(b"\x01" * 9)  # 1 on empty squares: the legal-action mask
-        # per viewer, planes 0-6 of the observation kept up to date move by move
-        self.planes = [bytearray(EMPTY_PLANES), bytearray(EMPTY_PLANES)]
         self.square_of = [-1] * 7  # square of piece 1..6 (index 0 unused), -1 off the board
+        self.own = [0, 0]
+        self.code = 0
+        empty_square = SQUARE_PLANES[True][0][0]
+        self.squares = [[empty_square] * 9, [empty_square] * 9]
         self.ply = 0  # plies played; the next piece is ply % 6 + 1
+        self.player = 0  # the player to move, TERMINAL once the game is over
         self.winner = -1
         self.drawn = False
-        self.seen: dict[tuple, int] = {}
+        self.seen: dict[int, int] = {}  # repetition key -> occurrences
 
     # ----- rules -----------------------------------------------------------------------------
     def next_piece(self) -> int:
         return self.ply % 6 + 1
 
     def current_player(self) -> int:
-        if self.winner >= 0 or self.drawn:
-            return TERMINAL
-        return self.ply % 2  # odd pieces (ply even) belong to player_0
+        return self.player
 
     def is_terminal(self) -> bool:
-        return self.winner >= 0 or self.drawn
+        return self.player < 0
 
     def is_chance_node(self) -> bool:
         return False
@@ -96,52 +146,93 @@ class XCeterOState(State):
         board = self.board
         return [square for square in range(9) if not board[square]]
 
-    def _apply_action(self, action: int) -> None:
-        piece = self.ply % 6 + 1
-        mover = self.ply % 2
-        old = self.square_of[piece]
-        if old >= 0:
-            self.board[old] = 0
-            self.empty[old] = 1
-        self.board[action] = piece
-        self.empty[action] = 0
-        for viewer in (0, 1):
-            planes, plane = self.planes[viewer], PIECE_PLANE[viewer][piece]
-            if old >= 0:
-                planes[old * NUM_PLANES + plane] = 0
-                planes[old * NUM_PLANES + 6] = 1
-            planes[action * NUM_PLANES + plane] = 1
-            planes[action * NUM_PLANES + 6] = 0
-        self.square_of[piece] = action
-        self.ply += 1
-        if self.has_line(mover):
-            self.winner = mover
-            return
-        if self.ply >= 6:  # the position after the last placement counts as seen once
-            key = (bytes(self.board), self.ply % 6)
-            count = self.seen.get(key, 0) + 1
-            self.seen[key] = count
-            if count >= 3:
-                self.drawn = True
+    def _cached_legal(self) -> list[int]:
+        return [] if self.player < 0 else self._legal_actions()
+
+    legal_actions = _cached_legal  # nothing is cached: a fresh list every call
 
     def is_legal(self, action: int) -> bool:
-        return 0 <= action < 9 and self.empty[action] == 1 and self.winner < 0 and not self.drawn
+        return 0 <= action < 9 and not self.board[action] and self.player >= 0
 
     def legal_actions_mask(self) -> np.ndarray:
-        if self.winner >= 0 or self.drawn:
+        if self.player < 0:
             return np.zeros(9, dtype=np.int8)
-        return np.frombuffer(self.empty, dtype=np.int8).copy()
+        return np.ndarray(9, INT8, self.board.translate(EMPTY_TO_ONE))
+
+    def apply_action(self, action: Any) -> None:
+        """Apply a legal action; anything else raises ``IllegalActionError`` and changes nothing."""
+        value = action if type(action) is int else action_as_int(action)
+        board = self.board
+        if value is None or not 0 <= value < 9 or board[value] or self.player < 0:
+            raise IllegalActionError(self._illegal_message(action, value))
+        ply = self.ply
+        piece, mover, weight, own0, own1, now, now0, now1, after, after0, after1, turn = PLY_PLANS[ply < 6][ply % 6]
+        square_of = self.square_of
+        view0, view1 = self.squares
+        old = square_of[piece]
+        if old >= 0:  # a jump (movement phase)
+            board[old] = 0
+            view0[old] = view1[old] = EMPTY_SQUARE
+        board[value] = piece
+        square_of[piece] = value
+        view0[value] = own0
+        view1[value] = own1
+        square = square_of[now]  # observation planes 7-8
+        if square >= 0:
+            view0[square] = now0
+            view1[square] = now1
+        square = square_of[after]
+        if square >= 0:
+            view0[square] = after0
+            view1[square] = after1
+        own = self.own
+        bits = own[mover] ^ FLIP[old][value]
+        own[mover] = bits
+        code = self.code = self.code + (value - old) * weight
+        self._history.append(value)
+        self.ply = ply = ply + 1
+        if ply == 6:  # plane 9 switches off
+            self._refresh_squares()
+        if bits in LINE_MASKS and (not self.game.ordered_rows or self._ordered_line(mover)):
+            self.winner = mover
+            self.player = TERMINAL
+        elif ply < 6:
+            self.player = 1 - mover
+        else:  # the position after the last placement counts as seen once
+            seen = self.seen
+            key = code + turn
+            count = seen[key] = seen.get(key, 0) + 1
+            if count < 3:
+                self.player = 1 - mover
+            else:
+                self.drawn = True
+                self.player = TERMINAL
+
+    def _ordered_line(self, player: int) -> bool:
+        square_of = self.square_of
+        return (square_of[player + 1], square_of[player + 3], square_of[player + 5]) in ORDERED_LINES
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        del state["squares"]  # derived: rebuilt on unpickling, keeps pickles small
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._refresh_squares()
+
+    def _refresh_squares(self) -> None:
+        """Rebuild ``squares`` from the board (after the last placement, and on unpickling)."""
+        table = SQUARE_PLANES[self.ply < 6]
+        flags = [0] * 7
+        now = self.ply % 6 + 1
+        flags[now], flags[now % 6 + 1] = 1, 2
+        self.squares = [[table[viewer][piece * 3 + flags[piece]] for piece in self.board] for viewer in (0, 1)]
 
     def has_line(self, player: int) -> bool:
         """Whether ``player``'s three pieces stand in a row, column or diagonal (in number
         order along it when ``ordered_rows``)."""
-        square_of = self.square_of
-        squares = (square_of[player + 1], square_of[player + 3], square_of[player + 5])
-        if squares[2] < 0:
-            return False
-        if self.game.ordered_rows:
-            return squares in ORDERED_LINES
-        return (1 << squares[0]) | (1 << squares[1]) | (1 << squares[2]) in LINE_MASKS
+        return self.own[player] in LINE_MASKS and (not self.game.ordered_rows or self._ordered_line(player))
 
     def returns(self) -> np.ndarray:
         result = np.zeros(2, dtype=np.float64)
@@ -152,37 +243,30 @@ class XCeterOState(State):
 
     def repetition_count(self) -> int:
         """How often the current position (board, next piece) has occurred."""
-        return self.seen.get((bytes(self.board), self.ply % 6), 0)
+        return self.seen.get(self.code + self.ply % 6, 0)
 
     # ----- observation, notation, pictures ---------------------------------------------------
     def observation_tensor(self, player: int) -> np.ndarray:
-        planes = self.planes[player][:]  # planes 0-6 are kept up to date by _apply_action
-        square_of = self.square_of
-        now, after = square_of[self.ply % 6 + 1], square_of[(self.ply + 1) % 6 + 1]
-        if now >= 0:
-            planes[now * NUM_PLANES + 7] = 1
-        if after >= 0:
-            planes[after * NUM_PLANES + 8] = 1
-        if self.ply < 6:
-            planes[9::NUM_PLANES] = ALL_NINE
-        return np.frombuffer(planes, dtype=np.uint8).astype(np.float32).reshape(3, 3, NUM_PLANES)
+        return np.ndarray(OBS_SHAPE, FLOAT32, bytearray().join(self.squares[player]))
 
     def action_to_string(self, action: int) -> str:
         return SQUARE_NAMES[action]
 
     def _full_key(self) -> Any:
-        return (bytes(self.board), bytes(self.empty), self.ply, self.winner, self.drawn, sorted(self.seen.items()))
+        return (bytes(self.board), self.ply, self.winner, self.drawn, sorted(self.seen.items()))
 
     def clone(self) -> "XCeterOState":
         new = XCeterOState.__new__(XCeterOState)
         new.game = self.game
         new._history = self._history[:]
-        new._legal = self._legal
+        new._legal = None
         new.board = self.board[:]
-        new.empty = self.empty[:]
-        new.planes = [self.planes[0][:], self.planes[1][:]]
         new.square_of = self.square_of[:]
+        new.own = self.own[:]
+        new.code = self.code
+        new.squares = [self.squares[0][:], self.squares[1][:]]
         new.ply = self.ply
+        new.player = self.player
         new.winner = self.winner
         new.drawn = self.drawn
         new.seen = dict(self.seen)
