@@ -8,18 +8,20 @@
 The learner plays ``gymnasium.make("fox_envs/Outfox-v0", opponent=..., seat=s)``: half of the
 vectorised environments seat it as player_0, half as player_1. The legal-action mask comes from
 the env's ``action_masks()`` method (the sb3-contrib convention), so the policy never picks an
-illegal action. The observation is the (5, 5, 40) board tensor, flattened by ``MlpPolicy``;
-the reward is +1 / -1 at the end of the game.
+illegal action; the reward is +1 / -1 at the end of the game.
+
+On Outfox the defaults are a point-by-point convolutional policy (``examples/_board_policy.py``:
+placement logits from each point's features, slide logits from a bilinear score of origin and
+destination) over the observation plus ten feature planes (``examples/_outfox_features.py``:
+where each piece type would complete a line, and the pieces of a line already on the board),
+with short rollouts, many updates and gamma 0.9. Elsewhere the policy is SB3's ``MlpPolicy``
+on the flattened tensor. ``--policy`` / ``--features`` / the PPO options override the defaults.
 
 Phase 1 trains against ``random``, phase 2 continues against ``heuristic`` (the network and
 optimiser carry over). Before training and after each phase the script prints the greedy
 policy's win rate against ``random`` and ``heuristic`` (``fox_envs.evaluation.evaluate``, seats
 rotated, Wilson 95 % intervals; played in this process, ``--workers`` is not used).
-``--save model.zip`` keeps the SB3 model.
-
-Measured (docs/training.md): at these budgets PPO does not measurably improve on Outfox, where a
-win is a precise place-then-slide combination, while on X-Ceter-O the same pipeline goes from
-0.42 to 0.81 against random in 50,000 steps.
+``--save model.zip`` keeps the SB3 model. Measured results are in docs/training.md.
 
 Install torch as the CPU build (``pip install torch==2.13.0`` from a CPU wheel index or a local
 CPU wheel) before ``sb3-contrib``, so pip does not pull a CUDA build.
@@ -32,7 +34,7 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from examples._common import Timer, against_baselines, base_parser, pick, print_before_after, print_rates
 
@@ -58,15 +60,17 @@ def require_sb3():
 
 class MaskedPolicyAgent:
     """A trained MaskablePPO model as a fox_envs agent: the greedy (most probable) legal action
-    for the player's observation tensor and legal-action mask."""
+    for the player's observation (``observe(state, player)``, by default the observation
+    tensor; with feature planes, the same function the training wrapper uses) and mask."""
 
     name = "ppo"
 
-    def __init__(self, model) -> None:
+    def __init__(self, model, observe: Callable[[Any, int], Any] | None = None) -> None:
         self.model = model
+        self.observe = observe or (lambda state, player: state.observation_tensor(player))
 
     def act(self, state, player: int) -> int:
-        action, _ = self.model.predict(state.observation_tensor(player), deterministic=True,
+        action, _ = self.model.predict(self.observe(state, player), deterministic=True,
                                        action_masks=state.legal_actions_mask().astype(bool))
         return int(action)
 
@@ -95,8 +99,9 @@ def board_cnn_class():
     return BoardCNN
 
 
-def make_vec_env(opponent: str, n_envs: int, seed: int, env_id: str = ENV_ID):
-    """``n_envs`` Gymnasium views with the learner in alternating seats."""
+def make_vec_env(opponent: str, n_envs: int, seed: int, env_id: str = ENV_ID, features: str = "none"):
+    """``n_envs`` Gymnasium views with the learner in alternating seats (``features="lines"``:
+    Outfox's completion planes appended, ``examples/_outfox_features.py``)."""
     import gymnasium as gym
 
     from fox_envs.core.registry import entry  # importing fox_envs registers the gym ids
@@ -105,32 +110,73 @@ def make_vec_env(opponent: str, n_envs: int, seed: int, env_id: str = ENV_ID):
     gym_id = "fox_envs/" + entry(env_id).gym_id
 
     def factory(seat: int):
-        return lambda: gym.make(gym_id, opponent=opponent, seat=seat)
+        def make():
+            view = gym.make(gym_id, opponent=opponent, seat=seat)
+            if features == "lines":
+                from examples._outfox_features import LinePlanes
+
+                view = LinePlanes(view)
+            return view
+        return make
 
     vec = DummyVecEnv([factory(k % 2) for k in range(n_envs)])
     vec.seed(seed)
     return vec
 
 
+# Defaults per game (any of them can be set on the command line). Outfox: the point-by-point
+# board policy, the completion feature planes, short rollouts with many updates and gamma 0.9,
+# which makes winning now worth more than winning later (docs/training.md has the trials).
+PRESETS: dict[str, dict[str, Any]] = {
+    "outfox_v0": {"policy": "board", "features": "lines", "learning_rate": 1e-3, "n_steps": 64,
+                  "batch_size": 128, "epochs": 4, "gamma": 0.9},
+    "other": {"policy": "mlp", "features": "none", "learning_rate": 3e-4, "n_steps": 256,
+              "batch_size": 256, "epochs": 10, "gamma": 1.0},
+}
+
+
+# Training steps per phase: (against random, against heuristic), with --quick and without.
+STEPS = {"outfox_v0": {"quick": (40000, 5000), "full": (150000, 50000)},
+         "other": {"quick": (12000, 3000), "full": (120000, 30000)}}
+
+
+def settings(args) -> dict[str, Any]:
+    """The preset of ``args.env`` overridden by the options given on the command line."""
+    preset = PRESETS.get(args.env, PRESETS["other"])
+    chosen = {key: value if getattr(args, key) is None else getattr(args, key) for key, value in preset.items()}
+    if args.env != "outfox_v0" and (chosen["policy"] == "board" or chosen["features"] == "lines"):
+        raise SystemExit(f"--policy board and --features lines are for outfox_v0 (its board and actions), not {args.env}")
+    return chosen
+
+
 def build_parser():
     parser = base_parser(__doc__.split("\n\n")[0], epilog=__doc__.split("\n\n", 1)[1])
     parser.add_argument("--random-steps", type=int, default=None,
-                        help="phase 1 timesteps against random (default 120000; 12000 with --quick)")
+                        help="phase 1 timesteps against random (Outfox 150000, --quick 40000; else 120000, "
+                             "--quick 12000)")
     parser.add_argument("--heuristic-steps", type=int, default=None,
-                        help="phase 2 timesteps against heuristic (default 30000; 3000 with --quick)")
+                        help="phase 2 timesteps against heuristic (Outfox 50000, --quick 5000; else 30000, "
+                             "--quick 3000)")
     parser.add_argument("--env", default=ENV_ID, choices=("outfox_v0", "outwit_v0", "xceter_o_v0"),
                         help=f"two-player game to train on (default {ENV_ID})")
     parser.add_argument("--envs", type=int, default=8, help="environments stepped together in one process (default 8)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
-    parser.add_argument("--learning-rate", type=float, default=3e-4, help="Adam learning rate (default 0.0003)")
-    parser.add_argument("--n-steps", type=int, default=256, help="rollout steps per env between updates (default 256)")
-    parser.add_argument("--batch-size", type=int, default=256, help="minibatch size (default 256)")
-    parser.add_argument("--epochs", type=int, default=10, help="optimisation epochs per rollout (default 10)")
+    parser.add_argument("--learning-rate", type=float, default=None, help="Adam learning rate (Outfox 0.001, else 0.0003)")
+    parser.add_argument("--n-steps", type=int, default=None, help="rollout steps per env between updates (Outfox 64, else 256)")
+    parser.add_argument("--batch-size", type=int, default=None, help="minibatch size (Outfox 128, else 256)")
+    parser.add_argument("--epochs", type=int, default=None, help="optimisation epochs per rollout (Outfox 4, else 10)")
+    parser.add_argument("--gamma", type=float, default=None, help="discount (Outfox 0.9, else 1)")
     parser.add_argument("--ent-coef", type=float, default=0.01, help="entropy bonus (default 0.01)")
-    parser.add_argument("--policy", choices=("mlp", "cnn"), default="mlp",
-                        help="mlp: the flattened tensor into the layers of --net; cnn: two 3x3 convolutions "
-                             "over the board planes first (default mlp)")
-    parser.add_argument("--net", default="256,256", help="hidden layer sizes of the policy and value nets (default 256,256)")
+    parser.add_argument("--policy", choices=("board", "mlp", "cnn"), default=None,
+                        help="board (Outfox only, its default): convolutions and action logits computed point by "
+                             "point (examples/_board_policy.py); mlp (the default elsewhere): the flattened tensor "
+                             "into the layers of --net; cnn: two 3x3 convolutions over the board planes, then --net")
+    parser.add_argument("--features", choices=("lines", "none"), default=None,
+                        help="lines (Outfox only, its default): append the completion planes of "
+                             "examples/_outfox_features.py to the observation; none: the env's tensor as it is")
+    parser.add_argument("--channels", type=int, default=64, help="convolution channels of --policy board (default 64)")
+    parser.add_argument("--layers", type=int, default=3, help="3x3 convolutions of --policy board (default 3)")
+    parser.add_argument("--net", default="256,256", help="hidden layer sizes of --policy mlp/cnn (default 256,256)")
     parser.add_argument("--save", metavar="PATH.zip", help="save the trained SB3 model here")
     return parser
 
@@ -142,23 +188,34 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     import torch
 
     torch.set_num_threads(max(1, args.threads))
-    random_steps = pick(args.random_steps, args.quick, 12000, 120000)
-    heuristic_steps = pick(args.heuristic_steps, args.quick, 3000, 30000)
+    steps = STEPS.get(args.env, STEPS["other"])
+    random_steps = pick(args.random_steps, args.quick, steps["quick"][0], steps["full"][0])
+    heuristic_steps = pick(args.heuristic_steps, args.quick, steps["quick"][1], steps["full"][1])
     games = pick(args.eval_games, args.quick, 100, 200)
     timer = Timer()
     print(f"{args.env} MaskablePPO: {random_steps} steps vs random, then {heuristic_steps} vs heuristic, "
           f"seed {args.seed}, {games} evaluation games per opponent")
-    env = make_vec_env("random", args.envs, args.seed, args.env)
+    chosen = settings(args)
+    print("  " + ", ".join(f"{key} {value}" for key, value in chosen.items()))
+    env = make_vec_env("random", args.envs, args.seed, args.env, chosen["features"])
+    policy_class: Any = "MlpPolicy"
     policy_kwargs: dict[str, Any] = {"net_arch": [int(size) for size in args.net.split(",") if size]}
-    if args.policy == "cnn":
+    if chosen["policy"] == "cnn":
         policy_kwargs["features_extractor_class"] = board_cnn_class()
+    elif chosen["policy"] == "board":
+        from examples._board_policy import BoardPolicy
+
+        policy_class = BoardPolicy
+        policy_kwargs = {"features_extractor_kwargs": {"channels": args.channels, "layers": args.layers}}
     model = MaskablePPO(
-        "MlpPolicy", env, learning_rate=args.learning_rate, n_steps=args.n_steps, batch_size=args.batch_size,
-        n_epochs=args.epochs, gamma=1.0, gae_lambda=0.95, ent_coef=args.ent_coef,
-        policy_kwargs=policy_kwargs, seed=args.seed,
-        verbose=0, device="cpu",
+        policy_class, env, learning_rate=chosen["learning_rate"], n_steps=chosen["n_steps"],
+        batch_size=chosen["batch_size"], n_epochs=chosen["epochs"], gamma=chosen["gamma"], gae_lambda=0.95,
+        ent_coef=args.ent_coef, policy_kwargs=policy_kwargs, seed=args.seed, verbose=0, device="cpu",
     )
-    agent = MaskedPolicyAgent(model)
+    observe = None
+    if chosen["features"] == "lines":
+        from examples._outfox_features import with_completion_planes as observe
+    agent = MaskedPolicyAgent(model, observe)
     results = {"before": against_baselines(args.env, agent, games, args.seed + 1000, 1)}
     print_rates("before training (untrained network):", results["before"])
     phases = [("random", random_steps), ("heuristic", heuristic_steps)]
@@ -167,7 +224,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         if steps <= 0:
             continue
         if k:
-            model.set_env(make_vec_env(opponent, args.envs, args.seed + k, args.env))
+            model.set_env(make_vec_env(opponent, args.envs, args.seed + k, args.env, chosen["features"]))
         phase_timer = Timer()
         model.learn(total_timesteps=steps, reset_num_timesteps=(k == 0))
         seconds[opponent] = phase_timer.seconds

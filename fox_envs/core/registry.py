@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,9 +45,24 @@ ENV_IDS: tuple[str, ...] = tuple(GAMES)
 
 
 def load_object(path: str) -> Any:
-    """Import ``"package.module:attribute"``."""
+    """Import ``"package.module:attribute"``. A module not found on ``sys.path`` is also looked
+    up from the current directory, as ``python -m`` does (so a saved policy whose factory lives
+    in a project's own module loads with the ``fox-envs`` console script too)."""
     module_name, _, attribute = path.partition(":")
-    return getattr(importlib.import_module(module_name), attribute)
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        here = os.getcwd()
+        top = module_name.split(".")[0]
+        if error.name != top or here in sys.path or "" in sys.path:
+            raise
+        sys.path.append(here)
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError:
+            sys.path.remove(here)
+            raise error from None
+    return getattr(module, attribute)
 
 
 def entry(env_id: str) -> GameEntry:
