@@ -21,7 +21,9 @@ Phase 1 trains against ``random``, phase 2 continues against ``heuristic`` (the 
 optimiser carry over). Before training and after each phase the script prints the greedy
 policy's win rate against ``random`` and ``heuristic`` (``fox_envs.evaluation.evaluate``, seats
 rotated, Wilson 95 % intervals; played in this process, ``--workers`` is not used).
-``--save model.zip`` keeps the SB3 model. Measured results are in docs/training.md.
+``--save model.zip`` keeps the SB3 model and writes ``model.json`` beside it, a policy file that
+``python -m fox_envs arena outfox_v0 model.json heuristic`` loads by path. Measured results are
+in docs/training.md.
 
 Install torch as the CPU build (``pip install torch==2.13.0`` from a CPU wheel index or a local
 CPU wheel) before ``sb3-contrib``, so pip does not pull a CUDA build.
@@ -149,6 +151,35 @@ def settings(args) -> dict[str, Any]:
     return chosen
 
 
+def save_model(model, path: str | Path, env_id: str, features: str) -> Path:
+    """Save the SB3 model at ``path`` (.zip) and a fox_envs policy file beside it
+    (``<path stem>.json``) naming ``load_agent``, so ``python -m fox_envs arena`` loads it."""
+    from fox_envs.agents import save_policy
+
+    path = Path(path)
+    model.save(path)
+    zip_path = path if path.suffix == ".zip" else path.with_name(path.name + ".zip")  # SB3 appends .zip
+    return save_policy(zip_path.with_suffix(".json"), "examples.train_maskable_ppo:load_agent", env_id,
+                       model=str(zip_path.resolve()), features=features)
+
+
+def load_agent(env_id: str = ENV_ID, seed: int | None = None, model: str = "", features: str = "none",
+               **_: Any) -> MaskedPolicyAgent:
+    """Factory of a saved policy file (``fox_envs.agents.load_policy`` calls it)."""
+    MaskablePPO, _ = require_sb3()
+    return MaskedPolicyAgent(MaskablePPO.load(model, device="cpu"), observe_function(features))
+
+
+def observe_function(features: str) -> Callable[[Any, int], Any] | None:
+    """What the policy sees of a state: the observation tensor, plus Outfox's feature planes
+    with ``features="lines"``."""
+    if features == "lines":
+        from examples._outfox_features import with_completion_planes
+
+        return with_completion_planes
+    return None
+
+
 def build_parser():
     parser = base_parser(__doc__.split("\n\n")[0], epilog=__doc__.split("\n\n", 1)[1])
     parser.add_argument("--random-steps", type=int, default=None,
@@ -177,7 +208,9 @@ def build_parser():
     parser.add_argument("--channels", type=int, default=64, help="convolution channels of --policy board (default 64)")
     parser.add_argument("--layers", type=int, default=3, help="3x3 convolutions of --policy board (default 3)")
     parser.add_argument("--net", default="256,256", help="hidden layer sizes of --policy mlp/cnn (default 256,256)")
-    parser.add_argument("--save", metavar="PATH.zip", help="save the trained SB3 model here")
+    parser.add_argument("--save", metavar="PATH.zip",
+                        help="save the trained SB3 model here, and beside it PATH.json, a policy file that "
+                             "python -m fox_envs arena loads by path")
     return parser
 
 
@@ -212,10 +245,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         batch_size=chosen["batch_size"], n_epochs=chosen["epochs"], gamma=chosen["gamma"], gae_lambda=0.95,
         ent_coef=args.ent_coef, policy_kwargs=policy_kwargs, seed=args.seed, verbose=0, device="cpu",
     )
-    observe = None
-    if chosen["features"] == "lines":
-        from examples._outfox_features import with_completion_planes as observe
-    agent = MaskedPolicyAgent(model, observe)
+    agent = MaskedPolicyAgent(model, observe_function(chosen["features"]))
     results = {"before": against_baselines(args.env, agent, games, args.seed + 1000, 1)}
     print_rates("before training (untrained network):", results["before"])
     phases = [("random", random_steps), ("heuristic", heuristic_steps)]
@@ -237,10 +267,11 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             f"vs {o} {r['win_rate']:.3f} [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]"
             for o, r in results["after random"].items()) + ")")
     if args.save:
-        model.save(args.save)
-        print(f"saved the SB3 model to {args.save} (MaskablePPO.load)")
+        policy_file = save_model(model, args.save, args.env, chosen["features"])
+        print(f"saved the SB3 model to {args.save} (MaskablePPO.load) and the policy file {policy_file}:\n"
+              f"  python -m fox_envs arena {args.env} {policy_file} heuristic --games 100")
     print(f"wall time {timer.seconds:.1f}s")
-    return {**results, "train_seconds": seconds, "seconds": timer.seconds, "model": model}
+    return {**results, "train_seconds": seconds, "seconds": timer.seconds, "model": model, "agent": agent}
 
 
 if __name__ == "__main__":

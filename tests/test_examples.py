@@ -135,18 +135,30 @@ def test_train_and_tournament_quick_setting(tmp_path):
 
 
 # ----- 3. MaskablePPO (optional 'train' extra) ---------------------------------------------------
-def test_maskable_ppo_smoke():
+def test_maskable_ppo_smoke(tmp_path):
     """A few hundred steps per phase: the masked policy only ever plays legal moves (evaluate
     would raise otherwise) and every rate is reported with its interval."""
     pytest.importorskip("sb3_contrib")
     from examples.train_maskable_ppo import main
 
     result = main(["--quick", "--random-steps", "256", "--heuristic-steps", "256", "--envs", "2",
-                   "--eval-games", "10", "--seed", "0"])
+                   "--eval-games", "10", "--seed", "0", "--save", str(tmp_path / "ppo.zip")])
     for key in ("before", "after random", "after heuristic"):
         for opponent in ("random", "heuristic"):
             record = result[key][opponent]
             assert record["games"] == 10 and record["wins"] + record["draws"] + record["losses"] == 10
+    # the saved policy file plays the same greedy moves as the trained model
+    import fox_envs
+    from fox_envs.agents import load_policy
+
+    agent = load_policy(tmp_path / "ppo.json", "outfox_v0")
+    state = fox_envs.make_game("outfox_v0").new_initial_state()
+    trained = result["agent"]
+    while not state.is_terminal():
+        player = state.current_player()
+        action = agent.act(state, player)
+        assert action == trained.act(state, player) and state.is_legal(action)
+        state.apply_action(action)
 
 
 def test_outfox_completion_planes_match_the_rules_core():
