@@ -14,8 +14,8 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from fox_envs.core.errors import IllegalActionError, InvalidParameterError
-from fox_envs.core.game import State, action_as_int, resolve_chance
+from fox_envs.core.errors import InvalidParameterError
+from fox_envs.core.game import CHANCE, TERMINAL, State, action_as_int, resolve_chance
 from fox_envs.core.registry import make_game
 
 ILLEGAL_MODES = ("end", "raise")
@@ -58,6 +58,21 @@ class FoxGymEnv(gymnasium.Env):
 
     # ----- episode -------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        self._start(seed)
+        return self._observation(), self._info()
+
+    def step(self, action: Any):
+        value = action if type(action) is int else action_as_int(action)
+        reward, terminated, truncated, illegal = self._play(value, action)
+        info = self._info()
+        if illegal:
+            info["illegal_action"] = True
+        return self._observation(), reward, terminated, truncated, info
+
+    # The two halves below are what ``reset`` / ``step`` do before building the observation and
+    # info; FoxVectorEnv calls them directly and writes observations and masks into its buffers.
+    def _start(self, seed: int | None) -> None:
+        """Start a new episode (seeded with ``seed`` unless it is None) up to the learner's move."""
         super().reset(seed=seed)
         for agent in self.opponents.values():
             reset_fn = getattr(agent, "reset", None)
@@ -67,39 +82,39 @@ class FoxGymEnv(gymnasium.Env):
         self.moves = 0
         self._done = False
         self._advance()
-        return self._observation(), self._info()
 
-    def step(self, action: Any):
+    def _play(self, value: int | None, action: Any = None) -> tuple[float, bool, bool, bool]:
+        """Play the learner's move ``value`` (``action`` as a Python int, None when malformed)
+        and the other seats' replies: ``(reward, terminated, truncated, illegal)``."""
         if self._done:
             raise gymnasium.error.ResetNeeded("the episode is over: call reset() before step()")
         state = self.state
-        value = action_as_int(action)
         if value is None or not state.is_legal(value):
             if self.illegal_action == "raise":
-                state.apply_action(action)  # raises with the full message
+                state.apply_action(value if action is None else action)  # raises with the full message
             self._done = True
-            info = self._info()
-            info["illegal_action"] = True
-            return self._observation(), -1.0, True, False, info
+            return -1.0, True, False, True
         state.apply_action(value)
         self.moves += 1
-        self._advance()
-        terminated = state.is_terminal()
+        terminated = self._advance() == TERMINAL
         truncated = not terminated and self.moves >= self.max_moves
         self._done = terminated or truncated
         reward = float(state.returns()[self.seat]) if terminated else 0.0
         if self.render_mode == "human":
             self.render()
-        return self._observation(), reward, terminated, truncated, self._info()
+        return reward, terminated, truncated, False
 
-    def _advance(self) -> None:
-        """Resolve chance and let the other seats play until the learner is to move."""
-        state = self.state
+    def _advance(self) -> int:
+        """Resolve chance and let the other seats play until the learner is to move; returns the
+        player to move (TERMINAL when the game is over)."""
+        state, seat, rng = self.state, self.seat, self.np_random
         while True:
-            resolve_chance(state, self.np_random)
             player = state.current_player()
-            if player < 0 or player == self.seat or self.moves >= self.max_moves:
-                return
+            if player == CHANCE:
+                resolve_chance(state, rng)
+                player = state.current_player()
+            if player < 0 or player == seat or self.moves >= self.max_moves:
+                return player
             state.apply_action(self.opponents[player].act(state, player))
             self.moves += 1
 
@@ -107,13 +122,19 @@ class FoxGymEnv(gymnasium.Env):
         return self.state.observation_tensor(self.seat)
 
     def _info(self) -> dict[str, Any]:
-        return {"action_mask": self.action_masks().astype(np.int8)}
+        return {"action_mask": self._mask()}
+
+    def _mask(self) -> np.ndarray:
+        """The learner's legal-action mask as int8 (all 0 when it is not to move)."""
+        state = self.state
+        if state.current_player() != self.seat:
+            return np.zeros(self.game.num_actions, dtype=np.int8)
+        mask = state.legal_actions_mask()
+        return mask if mask.dtype == np.int8 else mask.astype(np.int8)
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions (all False when it is not to move)."""
-        if self.state.current_player() != self.seat:
-            return np.zeros(self.game.num_actions, dtype=bool)
-        return self.state.legal_actions_mask().astype(bool)
+        return self._mask().astype(bool)
 
     def render(self):
         if self.render_mode == "rgb_array":

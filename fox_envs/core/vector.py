@@ -1,207 +1,397 @@
 """A batched vector env for the single-agent Gymnasium view (issue 9).
 
 Gymnasium's ``AsyncVectorEnv`` pays one inter-process round trip per env per step, which costs
-more than a whole step of these games. ``FoxVectorEnv`` runs ``num_envs`` copies of the view in
-``workers`` processes (start method ``context``: ``"fork"`` where available, else
-``"spawn"``; pass ``context="spawn"`` when the parent runs threads), each stepping its slice of
-envs in a loop; observations, masks, rewards
-and flags travel through shared memory, with one message per worker per step. ``workers=0``
-steps every env in the calling process.
+more than a whole step of these games. ``FoxVectorEnv`` steps ``num_envs`` copies of the view in
+``workers`` processes, the calling process being one of them: it steps the first slice of envs
+itself while ``workers - 1`` forked processes (start method ``context``: ``"fork"`` where
+available, else ``"spawn"``; pass ``context="spawn"`` when the parent runs threads) step theirs,
+each in a plain loop, with one message per forked worker per step. ``workers`` 0 or 1 steps
+every env in this process.
+
+Every process writes observations, masks, rewards and flags straight into the rows of the
+arrays that ``step`` returns, which live in shared memory. There are two such sets of arrays,
+used in turn; a set is written again only when nothing outside still refers to any of its
+arrays (``sys.getrefcount``; a view of an array refers to it), so arrays a caller keeps are
+never overwritten: when both sets are still referred to, that step returns fresh arrays instead
+(a copy more, same results).
 
 Autoreset is same-step (``AutoresetMode.SAME_STEP``): when an episode ends, the returned
 observation and ``infos["action_mask"]`` already belong to the next episode, and the last
-observation is in ``infos["final_obs"]`` (rows flagged by ``infos["_final_obs"]``). Env ``i`` is
-reset with ``seed + i``, so results do not depend on the number of workers.
+observation is in ``infos["final_obs"]`` (rows flagged by ``infos["_final_obs"]``, other rows
+zero). Env ``i`` is reset with ``seed + i``, so results do not depend on the number of workers.
+An error in any env (``illegal_action="raise"``, a broken opponent) is raised by ``step`` with
+a note naming the env; the vector env then needs ``reset()``.
 """
 from __future__ import annotations
 
 import multiprocessing as mp
+import signal
+import sys
 from typing import Any
 
+import gymnasium
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from fox_envs.core.errors import InvalidParameterError
 
+RING = 2  # sets of returned arrays used in turn
 
-def _make_views(gym_id: str, indices: list[int], kwargs: dict) -> list:
-    import gymnasium
 
+def _make_views(gym_id: str, count: int, kwargs: dict) -> list:
     import fox_envs  # noqa: F401  (registers the ids in a fresh process)
 
-    return [gymnasium.make(gym_id, **kwargs).unwrapped for _ in indices]
+    views = [gymnasium.make(gym_id, **kwargs).unwrapped for _ in range(count)]
+    for view in views[1:]:  # one (immutable) Game for all: its tables stay in the CPU cache
+        view.game = views[0].game
+        view.state = view.game.new_initial_state()
+    return views
+
+
+def _layout(num_envs: int, obs_shape: tuple, num_actions: int) -> dict[str, tuple[Any, tuple]]:
+    """Name -> (dtype, shape) of every per-env array a step or reset fills."""
+    return {"obs": (np.float32, (num_envs, *obs_shape)), "final_obs": (np.float32, (num_envs, *obs_shape)),
+            "mask": (np.int8, (num_envs, num_actions)), "reward": (np.float64, (num_envs,)),
+            "term": (np.bool_, (num_envs,)), "trunc": (np.bool_, (num_envs,)), "done": (np.bool_, (num_envs,)),
+            "illegal": (np.bool_, (num_envs,))}
+
+
+def _raw_set(ctx, layout: dict) -> dict[str, Any]:
+    """Shared memory for one set of arrays."""
+    return {name: ctx.RawArray("b", max(1, int(np.prod(shape)) * np.dtype(dtype).itemsize))
+            for name, (dtype, shape) in layout.items()}
 
 
 class _Buffers:
-    """Views on the shared arrays: observations, masks, rewards, terminations, truncations,
-    final observations and actions of every env."""
+    """One set of the arrays of a layout (attributes ``obs``, ``final_obs``, ``mask``,
+    ``reward``, ``term``, ``trunc``, ``done``, ``illegal``) plus ``action``, the actions to play."""
 
-    def __init__(self, raw: dict[str, Any], num_envs: int, obs_shape: tuple, num_actions: int) -> None:
-        def view(name: str, dtype, shape: tuple) -> np.ndarray:
-            return np.frombuffer(raw[name], dtype=dtype).reshape(shape)
+    def __init__(self, arrays: dict[str, Any], action: np.ndarray, final_spec: tuple | None = None) -> None:
+        self.__dict__.update(arrays)
+        self.action = action
+        self._final_spec = final_spec  # fresh sets make final_obs on first use
+        self.ended = np.zeros(0, dtype=np.intp)  # rows of final_obs written by the last step
 
-        self.obs = view("obs", np.float32, (num_envs, *obs_shape))
-        self.final_obs = view("final_obs", np.float32, (num_envs, *obs_shape))
-        self.mask = view("mask", np.int8, (num_envs, num_actions))
-        self.reward = view("reward", np.float64, (num_envs,))
-        self.term = view("term", np.uint8, (num_envs,))
-        self.trunc = view("trunc", np.uint8, (num_envs,))
-        self.done = view("done", np.uint8, (num_envs,))
-        self.illegal = view("illegal", np.uint8, (num_envs,))
-        self.action = view("action", np.int64, (num_envs,))
+    @classmethod
+    def over(cls, raw: dict[str, Any] | None, layout: dict, action: np.ndarray) -> "_Buffers":
+        """Arrays on the shared memory ``raw`` (private ones when None), each its own base, so
+        that every view of it refers to it."""
+        return cls({name: np.ndarray(shape, dtype, buffer=raw[name]) if raw else np.zeros(shape, dtype)
+                    for name, (dtype, shape) in layout.items()}, action)
 
+    @classmethod
+    def fresh(cls, layout: dict, action: np.ndarray) -> "_Buffers":
+        arrays = {name: np.empty(shape, dtype) for name, (dtype, shape) in layout.items() if name != "final_obs"}
+        return cls({**arrays, "final_obs": None}, action, layout["final_obs"])
 
-def _allocate(ctx, num_envs: int, obs_shape: tuple, num_actions: int) -> dict[str, Any]:
-    size = int(np.prod(obs_shape))
-    return {
-        "obs": ctx.RawArray("b", num_envs * size * 4), "final_obs": ctx.RawArray("b", num_envs * size * 4),
-        "mask": ctx.RawArray("b", num_envs * num_actions), "reward": ctx.RawArray("b", num_envs * 8),
-        "term": ctx.RawArray("b", num_envs), "trunc": ctx.RawArray("b", num_envs),
-        "done": ctx.RawArray("b", num_envs), "illegal": ctx.RawArray("b", num_envs),
-        "action": ctx.RawArray("b", num_envs * 8),
-    }
+    def final_rows(self) -> np.ndarray:
+        """``final_obs`` (zero in the rows of envs that go on)."""
+        if self.final_obs is None:
+            dtype, shape = self._final_spec
+            self.final_obs = np.zeros(shape, dtype)
+        return self.final_obs
 
+    def refcount(self) -> int:
+        """The largest reference count of the returned arrays (``FREE`` when nothing else refers
+        to any of them)."""
+        getrefcount = sys.getrefcount
+        return max(getrefcount(self.obs), getrefcount(self.final_obs), getrefcount(self.mask),
+                   getrefcount(self.reward), getrefcount(self.term), getrefcount(self.trunc),
+                   getrefcount(self.done), getrefcount(self.illegal))
 
-def _reset_slice(views: list, indices: list[int], buffers: _Buffers, seed: int | None) -> None:
-    for view, i in zip(views, indices):
-        obs, info = view.reset(seed=None if seed is None else seed + i)
-        buffers.obs[i] = obs
-        buffers.mask[i] = info["action_mask"]
-    buffers.done[indices] = 0
-
-
-def _step_slice(views: list, indices: list[int], buffers: _Buffers) -> None:
-    """Step every env of the slice; a finished episode is reset at once (same-step autoreset)."""
-    for view, i in zip(views, indices):
-        obs, reward, term, trunc, info = view.step(int(buffers.action[i]))
-        buffers.reward[i] = reward
-        buffers.term[i] = term
-        buffers.trunc[i] = trunc
-        buffers.illegal[i] = bool(info.get("illegal_action", False))
-        if term or trunc:
-            buffers.final_obs[i] = obs
-            buffers.done[i] = 1
-            obs, info = view.reset()
-        else:
-            buffers.done[i] = 0
-        buffers.obs[i] = obs
-        buffers.mask[i] = info["action_mask"]
+    def clear_final(self) -> None:
+        """Zero the final observations the last step wrote (before this set is written again)."""
+        if len(self.ended):
+            self.final_obs[self.ended] = 0
+            self.ended = self.ended[:0]
 
 
-def _worker(gym_id: str, indices: list[int], kwargs: dict, raw: dict, shape: tuple, pipe) -> None:
-    views = _make_views(gym_id, indices, kwargs)
-    buffers = _Buffers(raw, *shape)
+# the reference count of an array that only its set refers to, as refcount() sees it
+FREE = _Buffers.over(None, _layout(1, (1,), 1), np.zeros(1, np.int64)).refcount()
+
+
+def _reset_slice(views: list, lo: int, buffers: _Buffers, seeds: list) -> None:
+    """Reset envs ``lo, lo + 1, ...`` (one per view), env ``i`` with ``seeds[i]``."""
+    obs, mask = buffers.obs, buffers.mask
+    for i, view in enumerate(views, lo):
+        view._start(seeds[i])
+        obs[i] = view._observation()
+        mask[i] = view._mask()
+
+
+def _step_slice(views: list, lo: int, buffers: _Buffers) -> None:
+    """Step envs ``lo, lo + 1, ...`` (one per view) with the actions in the buffer; a finished
+    episode is reset at once (same-step autoreset). The per-env work is only the game itself:
+    observations and masks are written straight into the rows, the scalars once per slice."""
+    hi = lo + len(views)
+    obs, mask = buffers.obs, buffers.mask
+    rewards, terms, truncs, illegals, dones = [], [], [], [], []
+    i = lo
+    try:
+        for i, view, action in zip(range(lo, hi), views, buffers.action[lo:hi].tolist()):
+            reward, term, trunc, illegal = view._play(action)
+            rewards.append(reward)
+            terms.append(term)
+            truncs.append(trunc)
+            illegals.append(illegal)
+            if term or trunc:
+                buffers.final_rows()[i] = view._observation()
+                view._start(None)
+                dones.append(True)
+            else:
+                dones.append(False)
+            obs[i] = view._observation()
+            mask[i] = view._mask()
+    except Exception as error:
+        if hasattr(error, "add_note"):  # Python 3.11+
+            error.add_note(f"(in FoxVectorEnv env {i})")
+        raise
+    buffers.reward[lo:hi] = rewards
+    buffers.term[lo:hi] = terms
+    buffers.trunc[lo:hi] = truncs
+    buffers.illegal[lo:hi] = illegals
+    buffers.done[lo:hi] = dones
+
+
+def _run_slice(command: str, argument: Any, views: list, lo: int, buffers: _Buffers) -> None:
+    if command == "step":
+        _step_slice(views, lo, buffers)
+    else:
+        _reset_slice(views, lo, buffers, argument)
+
+
+def _worker(gym_id: str, lo: int, count: int, kwargs: dict, raws: list, layout: dict, raw_action, pipe) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the main process, which stops us
+    try:
+        views = _make_views(gym_id, count, kwargs)
+        action = np.ndarray(layout["reward"][1], np.int64, buffer=raw_action)
+        sets = [_Buffers.over(raw, layout, action) for raw in raws]
+    except BaseException as error:  # noqa: BLE001  (reported to the parent, which raises it)
+        _send_error(pipe, error)
+        return
     pipe.send("ready")
     while True:
-        command, argument = pipe.recv()
-        if command == "step":
-            _step_slice(views, indices, buffers)
-        elif command == "reset":
-            _reset_slice(views, indices, buffers, argument)
-        elif command == "close":
+        try:
+            command, index, argument = pipe.recv()
+        except (EOFError, OSError):  # the main process is gone
+            return
+        if command == "close":
             pipe.send("closed")
             return
-        pipe.send("ok")
+        try:
+            _run_slice(command, argument, views, lo, sets[index])
+        except Exception as error:  # noqa: BLE001  (the parent raises it; this worker goes on)
+            _send_error(pipe, error)
+        else:
+            pipe.send("ok")
+
+
+def _is_seed(seed: Any) -> bool:
+    return isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0
+
+
+def _send_error(pipe, error: BaseException) -> None:
+    try:
+        pipe.send(("error", error))
+    except Exception:  # noqa: BLE001  (an exception that does not pickle)
+        pipe.send(("error", RuntimeError(f"{type(error).__name__}: {error}")))
 
 
 class FoxVectorEnv(VectorEnv):
     """``num_envs`` copies of ``gymnasium.make(gym_id, **kwargs)`` (a fox_envs Gymnasium id such
-    as ``"fox_envs/Outwit-v0"``), stepped in ``workers`` processes (0: in this process)."""
+    as ``"fox_envs/Outwit-v0"``), stepped by ``workers`` processes, this one included (0 or 1:
+    only this one; 2 on a 2-core machine).
+
+    ``reset(seed=s)`` seeds env ``i`` with ``s + i`` (``seed`` may also be a list of
+    ``num_envs`` ints or Nones). ``step(actions)`` takes ``num_envs`` integers; an illegal action
+    ends that env's episode with reward -1 and ``infos["illegal_action"]`` set for its row (or
+    raises ``IllegalActionError`` with ``illegal_action="raise"``)."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
     def __init__(self, gym_id: str, num_envs: int, workers: int = 0, context: str | None = None,
                  **kwargs: Any) -> None:
+        self.closed = True  # until every worker is up (close() is then a no-op)
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise InvalidParameterError(f"bad num_envs {num_envs!r}; allowed: an integer >= 1")
         if isinstance(workers, bool) or not isinstance(workers, int) or not 0 <= workers <= num_envs:
             raise InvalidParameterError(f"bad workers {workers!r}; allowed: 0..num_envs ({num_envs})")
-        probe = _make_views(gym_id, [0], kwargs)[0]
+        bounds = np.linspace(0, num_envs, max(workers, 1) + 1).astype(int).tolist()  # contiguous slices
+        self._local = _make_views(gym_id, bounds[1], kwargs)  # the first slice, stepped here
+        probe = self._local[0]
         self.num_envs = num_envs
         self.single_observation_space = probe.observation_space
         self.single_action_space = probe.action_space
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
-        shape = (num_envs, tuple(self.single_observation_space.shape), int(self.single_action_space.n))
+        self._layout = _layout(num_envs, tuple(self.single_observation_space.shape), int(self.single_action_space.n))
         if context is None:  # fork where the platform has it (works from notebooks and stdin)
             context = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
         ctx = mp.get_context(context)
-        raw = _allocate(ctx, *shape)
-        self._buffers = _Buffers(raw, *shape)
-        slices = [part.tolist() for part in np.array_split(np.arange(num_envs), max(workers, 1))]
+        # RING sets returned in turn (and with workers, a spare one they fill when both are in use)
+        raws = [_raw_set(ctx, self._layout) if workers > 1 else None for _ in range(RING + (workers > 1))]
+        raw_action = ctx.RawArray("b", num_envs * 8) if workers > 1 else None
+        self._action = (np.ndarray((num_envs,), np.int64, buffer=raw_action) if raw_action
+                        else np.zeros(num_envs, np.int64))
+        self._sets = [_Buffers.over(raw, self._layout, self._action) for raw in raws]
+        self._next = 0
+        self._split = bounds[1]  # envs [0, split) are stepped here, the rest by the workers
+        self._masks = np.zeros(self._layout["mask"][1], np.int8)
         self._pipes: list = []
         self._processes: list = []
-        if workers == 0:
-            self._local = (_make_views(gym_id, slices[0], kwargs), slices[0])
-        else:
-            self._local = None
-            for indices in slices:
+        self._needs_reset = True
+        try:
+            for lo, hi in zip(bounds[1:-1], bounds[2:]):
                 parent, child = ctx.Pipe()
-                process = ctx.Process(target=_worker, args=(gym_id, indices, kwargs, raw, shape, child), daemon=True)
+                process = ctx.Process(target=_worker, daemon=True,
+                                      args=(gym_id, lo, hi - lo, kwargs, raws, self._layout, raw_action, child))
                 process.start()
                 self._pipes.append(parent)
                 self._processes.append(process)
-            for pipe, process in zip(self._pipes, self._processes):
-                self._receive(pipe, process)
+            self._collect()
+        except BaseException:
+            self.close_extras()
+            raise
         self.closed = False
 
     @staticmethod
     def _receive(pipe, process) -> Any:
         """The worker's answer; a worker that died raises instead of hanging."""
-        while not pipe.poll(0.5):
-            if not process.is_alive():
-                raise RuntimeError(f"FoxVectorEnv worker exited with code {process.exitcode}")
-        return pipe.recv()
+        try:
+            while not pipe.poll(0.5):
+                if not process.is_alive():
+                    raise EOFError
+            return pipe.recv()
+        except (EOFError, OSError):
+            process.join(timeout=1)
+            raise RuntimeError(f"FoxVectorEnv worker exited with code {process.exitcode}") from None
 
-    def _run(self, command: str, argument: Any = None) -> None:
-        if self._local is not None:
-            views, indices = self._local
-            if command == "step":
-                _step_slice(views, indices, self._buffers)
-            else:
-                _reset_slice(views, indices, self._buffers, argument)
-            return
-        for pipe in self._pipes:
-            pipe.send((command, argument))
-        for pipe, process in zip(self._pipes, self._processes):
-            self._receive(pipe, process)
+    def _collect(self, error: BaseException | None = None) -> None:
+        """Wait for every worker's answer, then raise ``error`` (this process's) or else the
+        first error a worker reported. A dead worker or an interrupted wait (the pipes are then
+        out of step) closes the env."""
+        try:
+            answers = [self._receive(pipe, process) for pipe, process in zip(self._pipes, self._processes)]
+        except BaseException:
+            self.close_extras(terminate=True)
+            self.closed = True
+            raise
+        for answer in answers:
+            if error is None and isinstance(answer, tuple) and answer[0] == "error":
+                error = answer[1]
+        if error is not None:
+            raise error
 
-    def reset(self, *, seed: int | None = None, options: dict | None = None):
-        self._run("reset", seed)
-        buffers = self._buffers
-        return buffers.obs.copy(), {"action_mask": buffers.mask.copy()}
-
-    def step(self, actions):
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
-            raise InvalidParameterError(f"actions must be {self.num_envs} integers, got {actions!r}")
-        buffers = self._buffers
-        buffers.action[:] = actions
-        self._run("step")
-        infos: dict[str, Any] = {"action_mask": buffers.mask.copy()}
-        done = buffers.done.astype(bool)
-        if done.any():
-            infos["final_obs"] = buffers.final_obs.copy()
-            infos["_final_obs"] = done
-        if buffers.illegal.any():
-            infos["illegal_action"] = buffers.illegal.astype(bool)
-        return (buffers.obs.copy(), buffers.reward.copy(), buffers.term.astype(bool),
-                buffers.trunc.astype(bool), infos)
-
-    def action_masks(self) -> np.ndarray:
-        """Boolean masks of the current observations, one row per env (sb3-contrib style)."""
-        return self._buffers.mask.astype(bool)
-
-    def close_extras(self, **kwargs: Any) -> None:
+    def _run(self, command: str, argument: Any = None) -> _Buffers:
+        """Run ``command`` on every env; returns the set of arrays that holds the results."""
+        if self.closed:
+            raise RuntimeError("FoxVectorEnv is closed")
+        free = [k % RING for k in range(self._next, self._next + RING) if self._sets[k % RING].refcount() <= FREE]
+        if free:  # every process writes its rows straight into the arrays returned
+            index = free[0]
+            self._next = index + 1
+            out = self._sets[index]
+            out.clear_final()
+        else:  # both sets are still referred to: the workers fill the spare set, copied below
+            index, out = RING, _Buffers.fresh(self._layout, self._action)
         for pipe in self._pipes:
             try:
-                pipe.send(("close", None))
-                pipe.recv()
-            except (BrokenPipeError, EOFError, OSError):
+                pipe.send((command, index, argument))
+            except OSError:  # a dead worker: _collect says so
+                pass
+        try:
+            try:  # this process's slice, while the workers step theirs
+                _run_slice(command, argument, self._local, 0, out)
+            except BaseException as error:  # the workers' answers are still read (pipes stay in step)
+                self._collect(error)
+            self._collect()
+        except BaseException:
+            if out.final_obs is not None:  # rows written by a step cut short are not tracked
+                out.final_obs[:] = 0
+            raise
+        if index == RING and self._pipes:
+            self._copy_spare(command, out)
+        if command == "step" and out.final_obs is not None:
+            out.ended = np.flatnonzero(out.done)
+        return out
+
+    def _copy_spare(self, command: str, out: _Buffers) -> None:
+        """Copy the workers' rows from the spare set into the fresh ``out``."""
+        split, spare = self._split, self._sets[RING]
+        names = ("obs", "mask") if command == "reset" else ("obs", "mask", "reward", "term", "trunc", "done", "illegal")
+        for name in names:
+            getattr(out, name)[split:] = getattr(spare, name)[split:]
+        ended = np.flatnonzero(spare.done[split:]) + split if command == "step" else ()
+        if len(ended):  # only these rows of the spare final_obs are from this step
+            out.final_rows()[ended] = spare.final_obs[ended]
+
+    def reset(self, *, seed: int | list | None = None, options: dict | None = None):
+        if seed is None or _is_seed(seed):
+            seeds = [None if seed is None else int(seed) + i for i in range(self.num_envs)]
+        elif isinstance(seed, (list, tuple)) and len(seed) == self.num_envs and all(
+                s is None or _is_seed(s) for s in seed):
+            seeds = [None if s is None else int(s) for s in seed]
+        else:
+            raise InvalidParameterError(
+                f"bad seed {seed!r}; allowed: None, an int >= 0 or a list of {self.num_envs} (ints >= 0 or None)")
+        self._needs_reset = True
+        out = self._run("reset", seeds)
+        self._needs_reset = False
+        self._masks = out.mask
+        return out.obs, {"action_mask": out.mask}
+
+    def step(self, actions):
+        if self._needs_reset:
+            raise gymnasium.error.ResetNeeded("call reset() before step()")
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
+            raise InvalidParameterError(
+                f"actions must be {self.num_envs} integers (shape ({self.num_envs},)), "
+                f"got shape {actions.shape} dtype {actions.dtype}")
+        self._action[:] = actions
+        try:
+            out = self._run("step")
+        except BaseException:
+            self._needs_reset = True  # some envs may have stepped, others not
+            raise
+        self._masks = out.mask
+        infos: dict[str, Any] = {"action_mask": out.mask}
+        if out.done.any():  # as Gymnasium's vector envs: zero rows where no episode ended
+            infos["final_obs"] = out.final_obs
+            infos["_final_obs"] = out.done
+        if out.illegal.any():
+            infos["illegal_action"] = out.illegal
+            infos["_illegal_action"] = out.illegal.copy()
+        return out.obs, out.reward, out.term, out.trunc, infos
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean masks of the current observations, one row per env (sb3-contrib style): those
+        of the ``infos["action_mask"]`` the last ``reset`` or ``step`` returned."""
+        return self._masks.astype(bool)
+
+    def close_extras(self, terminate: bool = False, **kwargs: Any) -> None:
+        """Stop the workers (``terminate=True``: at once, without the goodbye message)."""
+        for pipe in self._pipes if not terminate else ():
+            try:
+                pipe.send(("close", None, None))
+                if pipe.poll(5):
+                    pipe.recv()
+            except (EOFError, OSError):
                 pass
         for process in self._processes:
+            if terminate:
+                process.terminate()
             process.join(timeout=5)
             if process.is_alive():
                 process.terminate()
+        for pipe in self._pipes:
+            pipe.close()
         self._pipes, self._processes = [], []
+
+    def __del__(self) -> None:
+        if not getattr(self, "closed", True):
+            try:
+                self.close(terminate=True)
+            except Exception:  # noqa: BLE001  (interpreter shutdown)
+                pass
