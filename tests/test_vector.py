@@ -150,6 +150,8 @@ def assert_same_trace(got: list, want: list) -> None:
 CASES = [pytest.param(gym_id, {"opponent": "random"}, id=gym_id.split("/")[1]) for gym_id in GAME_IDS] + [
     pytest.param("fox_envs/Outfox-v0", {"opponent": "random", "max_moves": 5}, id="Outfox-truncated"),
     pytest.param("fox_envs/XCeterO-v0", {"opponent": "heuristic", "seat": 1}, id="XCeterO-heuristic-seat1"),
+    pytest.param("fox_envs/Outfox-v0", {"opponent": ["random", "heuristic"], "num_players": 3, "seat": 2},
+                 id="Outfox-3-players"),
 ]
 
 
