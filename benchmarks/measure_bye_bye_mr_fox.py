@@ -20,7 +20,7 @@ import numpy as np
 from fox_envs.agents import RandomAgent
 from fox_envs.agents.bye_bye_mr_fox import ByeByeMrFoxHeuristic
 from fox_envs.agents.bye_bye_mr_fox_solver import ByeByeMrFoxOptimal, clear_solvers, solver_for
-from fox_envs.core.game import sample_chance
+from fox_envs.evaluation.match import play_game
 from fox_envs.evaluation.stats import Z95, wilson_interval
 from fox_envs.games.bye_bye_mr_fox import ByeByeMrFoxGame
 
@@ -29,17 +29,10 @@ TEAMS = {"random": RandomAgent, "heuristic": ByeByeMrFoxHeuristic, "optimal": By
 
 def play(game: ByeByeMrFoxGame, agents: list, seed: int) -> bool:
     """One game; chance from ``seed``; True on a win."""
-    rng = np.random.default_rng(seed)
     for i, agent in enumerate(agents):
         agent.reset(seed * 10 + i)
-    state = game.new_initial_state()
-    while not state.is_terminal():
-        if state.is_chance_node():
-            state.apply_action(sample_chance(state, rng))
-        else:
-            player = state.current_player()
-            state.apply_action(agents[player].act(state, player))
-    return state.won
+    record = play_game(game, agents, np.random.default_rng(seed), game.max_moves_default)
+    return record.returns[0] > 0
 
 
 def measure(game: ByeByeMrFoxGame, team: str, games: int) -> int:

@@ -16,29 +16,16 @@ import numpy as np
 
 from fox_envs.agents import RandomAgent
 from fox_envs.agents.outfoxed import OutfoxedHeuristic
-from fox_envs.core.game import resolve_chance
+from fox_envs.evaluation.match import play_game
+from fox_envs.evaluation.stats import wilson_interval
 from fox_envs.games.outfoxed import OutfoxedGame
 
 
-def play(game: OutfoxedGame, agents: list, seed: int) -> np.ndarray:
-    rng = np.random.default_rng(seed)
+def play(game: OutfoxedGame, agents: list, seed: int) -> list[float]:
+    """One game's returns; chance from ``seed``."""
     for i, agent in enumerate(agents):
         agent.reset(seed * 2 + i)
-    state = game.new_initial_state()
-    while not state.is_terminal():
-        if state.is_chance_node():
-            resolve_chance(state, rng)
-            continue
-        player = state.current_player()
-        state.apply_action(agents[player].act(state, player))
-    return state.returns()
-
-
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return centre - half, centre + half
+    return play_game(game, agents, np.random.default_rng(seed), game.max_moves_default).returns
 
 
 def main() -> None:
@@ -60,7 +47,7 @@ def main() -> None:
     wins, draws, losses = int((r > 0).sum()), int((r == 0).sum()), int((r < 0).sum())
     print(f"heuristic vs random, {n} games, seats swapped, seed {args.seed} ({elapsed:.0f} s)")
     for name, k in (("wins", wins), ("draws", draws), ("losses", losses)):
-        lo, hi = wilson(k, n)
+        lo, hi = wilson_interval(k, n)
         print(f"  {name:6s} {k:6d}  {k / n:.3f}  95% CI [{lo:.3f}, {hi:.3f}]")
     half = 1.96 * r.std(ddof=1) / math.sqrt(n)
     print(f"  mean return {r.mean():+.3f}  95% CI [{r.mean() - half:+.3f}, {r.mean() + half:+.3f}]")

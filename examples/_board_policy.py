@@ -27,10 +27,11 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from fox_envs.games.outfox import COORDS, NUM_ACTIONS, NUM_PLACE, NUM_POINTS, NUM_TYPES
+from examples._outfox_features import GRID_CELLS
+from fox_envs.games.outfox import NUM_ACTIONS, NUM_PLACE, NUM_POINTS, NUM_TYPES
 
 # Cell of each point in the flattened 5x5 grid: obs[r + 2, q + 2] (docs/rules/outfox.md).
-POINT_CELLS = [(r + 2) * 5 + (q + 2) for q, r in COORDS]
+POINT_CELLS = [row * 5 + column for row, column in GRID_CELLS]
 
 
 class PointTrunk(BaseFeaturesExtractor):

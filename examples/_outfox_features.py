@@ -19,8 +19,6 @@ from gymnasium import spaces
 from fox_envs.games.outfox import COMPLETES, COORDS, LINES, NUM_POINTS, NUM_TYPES, PAIRS_THROUGH, WINS
 
 GRID_CELLS = tuple((r + 2, q + 2) for q, r in COORDS)
-# For each point, the (a, b) point pairs completing a window of three with it.
-_PAIRS = tuple(tuple((a, b) for a, b in PAIRS_THROUGH[p]) for p in range(NUM_POINTS))
 _BITS = tuple(tuple(t for t in range(NUM_TYPES) if mask >> t & 1) for mask in range(1 << NUM_TYPES))
 
 
@@ -41,7 +39,7 @@ def completion_planes(board: list[int]) -> np.ndarray:
         if board[p] >= 0:
             continue
         bits = 0
-        for a, b in _PAIRS[p]:
+        for a, b in PAIRS_THROUGH[p]:
             x, y = board[a], board[b]
             if x >= 0 and y >= 0:
                 bits |= COMPLETES[x * NUM_TYPES + y]

@@ -35,6 +35,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from examples._common import Timer, base_parser, format_rate, pick, print_before_after, team
+from fox_envs.agents import SeededAgent
 from fox_envs.games.bye_bye_mr_fox import (  # the action and observation layout of the rules module
     GIVE_ACTION, OBS_NEST_CIRCLES, OBS_NESTS, OBS_SIZE, OBS_VISIBLE,
 )
@@ -148,18 +149,15 @@ def choose(net: ValueNet, state, rng: np.random.Generator, epsilon: float = 0.0)
     return legal[i], features[i], float(terminal[i])
 
 
-class AfterstateAgent:
-    """The greedy learned policy as a fox_envs agent (``act(state, player)``)."""
+class AfterstateAgent(SeededAgent):
+    """The greedy learned policy as a fox_envs agent (``act(state, player)``); ties are broken
+    with the agent's seeded rng."""
 
     name = "td-learner"
 
     def __init__(self, net: ValueNet, seed: int | None = None) -> None:
+        super().__init__(seed)
         self.net = net
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
 
     def act(self, state, player: int) -> int:
         return choose(self.net, state, self.rng)[0]

@@ -36,6 +36,7 @@ import numpy as np
 from examples._common import (
     Timer, against_baselines, base_parser, pick, print_before_after, print_rates,
 )
+from fox_envs.agents import SeededAgent
 
 ENV_ID = "xceter_o_v0"
 FACTORY = "examples.train_xceter_o_qlearning:load_agent"
@@ -119,18 +120,15 @@ def greedy(table: QTable, observation: np.ndarray, mask: np.ndarray, rng: np.ran
     return int(real[choice]), key, choice
 
 
-class QAgent:
-    """The greedy learned policy as a fox_envs agent (``act(state, player)``)."""
+class QAgent(SeededAgent):
+    """The greedy learned policy as a fox_envs agent (``act(state, player)``); ties are broken
+    with the agent's seeded rng."""
 
     name = "q-learner"
 
     def __init__(self, table: QTable, seed: int | None = None) -> None:
+        super().__init__(seed)
         self.table = table
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
 
     def act(self, state, player: int) -> int:
         action, _, _ = greedy(self.table, state.observation_tensor(player), state.legal_actions_mask(), self.rng)
