@@ -36,7 +36,7 @@ def viewer_strings(state, viewer: int) -> list[str]:
 
 def test_opponent_faces_and_deals_are_hidden_but_declarations_are_public():
     state, seen = random_game(3)
-    hidden_puts = own_puts = hidden_deals = own_deals = 0
+    hidden_puts = own_puts = hidden_deals = 0
     for player, action, for_0, for_1 in seen:
         if player >= 0:
             mine, theirs = (for_0, for_1) if player == 0 else (for_1, for_0)
