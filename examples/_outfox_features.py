@@ -16,7 +16,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from fox_envs.games.outfox import COMPLETES, COORDS, LINES, NUM_POINTS, NUM_TYPES, PAIRS_THROUGH, WINS
+from fox_envs.games.outfox import COMPLETES, COORDS, NUM_POINTS, NUM_TYPES, PAIRS_THROUGH, winning_lines
 
 GRID_CELLS = tuple((r + 2, q + 2) for q, r in COORDS)
 _BITS = tuple(tuple(t for t in range(NUM_TYPES) if mask >> t & 1) for mask in range(1 << NUM_TYPES))
@@ -30,11 +30,9 @@ def completion_planes(board: list[int]) -> np.ndarray:
     plane 9 marks the pieces of a winning window already on the board (between the placement
     and the slide: sliding one of them away breaks that line)."""
     planes = np.zeros((5, 5, NUM_FEATURE_PLANES), dtype=np.float32)
-    for line in LINES:
-        x, y, z = board[line[0]], board[line[1]], board[line[2]]
-        if x >= 0 and y >= 0 and z >= 0 and WINS[x * 81 + y * 9 + z]:
-            for p in line:
-                planes[GRID_CELLS[p] + (NUM_TYPES,)] = 1.0
+    for line in winning_lines(board):
+        for p in line:
+            planes[GRID_CELLS[p] + (NUM_TYPES,)] = 1.0
     for p in range(NUM_POINTS):
         if board[p] >= 0:
             continue

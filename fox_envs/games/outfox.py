@@ -158,6 +158,13 @@ def has_line(board: list[int]) -> bool:
     return False
 
 
+def winning_lines(board: list[int]) -> list[tuple[int, int, int]]:
+    """Every window of three on ``board`` that holds a winning line."""
+    return [line for line in LINES
+            if all(board[p] >= 0 for p in line)
+            and WINS[board[line[0]] * 81 + board[line[1]] * 9 + board[line[2]]]]
+
+
 def legal_points(board: list[int]) -> list[int]:
     """Empty points where a placement is legal: some neighbouring piece still has an empty
     neighbour other than the new piece (so it can slide at least one point). On an empty board
@@ -299,9 +306,7 @@ class OutfoxState(State):
         board = self.board
         lines = []
         if line_through(board, touched[0]) or line_through(board, touched[-1]):
-            lines = [line for line in LINES
-                     if all(board[p] >= 0 for p in line)
-                     and WINS[board[line[0]] * 81 + board[line[1]] * 9 + board[line[2]]]]
+            lines = winning_lines(board)
         if lines:
             self.winner = mover
             self.win_lines = lines
