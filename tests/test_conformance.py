@@ -110,12 +110,29 @@ def check_state_invariants(state, full: bool) -> None:
         assert clone == state and str(clone) == str(state)
         for seat in range(game.num_players):
             np.testing.assert_array_equal(clone.observation_tensor(seat), state.observation_tensor(seat))
+        check_in_place_writers(state, mask)
         loaded = state_from_json(state.to_json())
         assert loaded == state and str(loaded) == str(state)
         for action in legal:
             text = state.action_to_string(action)
             assert isinstance(text, str) and text
             assert state.string_to_action(text) == action
+
+
+def check_in_place_writers(state, mask: np.ndarray) -> None:
+    """``write_observation`` / ``write_legal_mask`` overwrite every entry of a dirty buffer with
+    what ``observation_tensor`` / ``legal_actions_mask`` return, also in a non-contiguous one."""
+    game = state.game
+    for seat in range(game.num_players):
+        want = state.observation_tensor(seat)
+        contiguous = np.full(game.observation_shape, 7.0, dtype=np.float32)
+        reversed_rows = np.full(game.observation_shape, 7.0, dtype=np.float32)[::-1]  # no flat view
+        for out in (contiguous, reversed_rows):
+            state.write_observation(seat, out)
+            np.testing.assert_array_equal(out, want)
+    for row in (np.ones(game.num_actions, dtype=np.int8), np.ones((game.num_actions, 2), dtype=np.int8)[:, 1]):
+        state.write_legal_mask(row)
+        np.testing.assert_array_equal(row, mask)
 
 
 @pytest.mark.parametrize("env_id,params", CASES)

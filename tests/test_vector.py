@@ -100,13 +100,13 @@ def reference_trace(gym_id: str, num_envs: int, seed: int, steps: int, kwargs: d
 
 
 def vector_trace(gym_id: str, num_envs: int, seed: int, steps: int, kwargs: dict, workers: int,
-                 keep: bool = False) -> list:
+                 keep: bool = False, spin: float = 0.001) -> list:
     """FoxVectorEnv's results; ``keep``: the trace holds views of the returned arrays (which must
     then never be overwritten), else copies (the returned arrays are then written again)."""
     from fox_envs.core.vector import FoxVectorEnv
 
     rng = np.random.default_rng(seed)
-    env = FoxVectorEnv(gym_id, num_envs, workers=workers, **kwargs)
+    env = FoxVectorEnv(gym_id, num_envs, workers=workers, spin=spin, **kwargs)
     held = (lambda x: x) if keep else np.copy
     try:
         obs, infos = env.reset(seed=seed)
@@ -168,10 +168,11 @@ def test_fox_vector_env_equals_plain_views_for_any_worker_count(gym_id, kwargs, 
     monkeypatch.setattr(vector._Buffers, "fresh", classmethod(lambda cls, *a: fresh_sets.append(1) or original(*a)))
     want = reference_trace(gym_id, 5, seed=7, steps=30, kwargs=kwargs)
     assert any(any(row[5][i] is not None for i in range(5)) for row in want[1:])  # episodes did end
-    for workers in (0, 2, 3):
+    for workers, spin in ((0, 0.001), (2, 0.001), (3, 0.001), (2, 0)):  # spin 0: processes block at once
         for keep in (False, True):
             fresh_sets.clear()
-            assert_same_trace(vector_trace(gym_id, 5, seed=7, steps=30, kwargs=kwargs, workers=workers, keep=keep), want)
+            got = vector_trace(gym_id, 5, seed=7, steps=30, kwargs=kwargs, workers=workers, keep=keep, spin=spin)
+            assert_same_trace(got, want)
             assert len(fresh_sets) == (29 if keep else 0)  # kept: every step after the first two
 
 
@@ -232,6 +233,9 @@ def test_fox_vector_env_rejects_bad_arguments():
     for workers in (3, -1, True, 1.0):
         with pytest.raises(InvalidParameterError, match="workers"):
             FoxVectorEnv("fox_envs/XCeterO-v0", 2, workers=workers)
+    for spin in (-0.001, 2, float("nan"), True, "0"):
+        with pytest.raises(InvalidParameterError, match="spin"):
+            FoxVectorEnv("fox_envs/XCeterO-v0", 2, workers=2, spin=spin)
     with pytest.raises(InvalidParameterError, match="unknown agent"):
         FoxVectorEnv("fox_envs/XCeterO-v0", 2, workers=1, opponent="nobody")
     with pytest.raises(gymnasium.error.Error):

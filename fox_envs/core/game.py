@@ -119,6 +119,11 @@ class State:
     def observation_tensor(self, player: int) -> np.ndarray:
         raise NotImplementedError
 
+    def write_observation(self, player: int, out: np.ndarray) -> None:
+        """Write ``observation_tensor(player)`` into ``out`` (float32, the observation shape);
+        a game may override it to fill ``out`` directly, without a temporary array."""
+        out[...] = self.observation_tensor(player)
+
     def action_to_string(self, action: int) -> str:
         raise NotImplementedError
 
@@ -172,6 +177,13 @@ class State:
         if legal:
             mask[legal] = 1
         return mask
+
+    def write_legal_mask(self, out: np.ndarray) -> None:
+        """Write ``legal_actions_mask()`` into ``out`` (one row of ``num_actions`` entries)."""
+        out[:] = 0
+        legal = self._cached_legal()
+        if legal:
+            out[legal] = 1
 
     def is_legal(self, action: int) -> bool:
         return action in self._cached_legal()

@@ -121,6 +121,10 @@ class FoxGymEnv(gymnasium.Env):
     def _observation(self) -> np.ndarray:
         return self.state.observation_tensor(self.seat)
 
+    def _write_observation(self, out: np.ndarray) -> None:
+        """Write the learner's observation into ``out`` (a row of a vector env's batch)."""
+        self.state.write_observation(self.seat, out)
+
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self._mask()}
 
@@ -131,6 +135,13 @@ class FoxGymEnv(gymnasium.Env):
             return np.zeros(self.game.num_actions, dtype=np.int8)
         mask = state.legal_actions_mask()
         return mask if mask.dtype == np.int8 else mask.astype(np.int8)
+
+    def _write_mask(self, out: np.ndarray) -> None:
+        """Write ``_mask()`` into ``out`` (a row of a vector env's batch)."""
+        if self.state.current_player() == self.seat:
+            self.state.write_legal_mask(out)
+        else:
+            out[:] = 0
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the learner's legal actions (all False when it is not to move)."""

@@ -27,6 +27,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import signal
 import sys
+import time
 from typing import Any
 
 import gymnasium
@@ -116,14 +117,14 @@ def _reset_slice(views: list, lo: int, buffers: _Buffers, seeds: list) -> None:
     obs, mask = buffers.obs, buffers.mask
     for i, view in enumerate(views, lo):
         view._start(seeds[i])
-        obs[i] = view._observation()
-        mask[i] = view._mask()
+        view._write_observation(obs[i])
+        view._write_mask(mask[i])
 
 
 def _step_slice(views: list, lo: int, buffers: _Buffers) -> None:
     """Step envs ``lo, lo + 1, ...`` (one per view) with the actions in the buffer; a finished
     episode is reset at once (same-step autoreset). The per-env work is only the game itself:
-    observations and masks are written straight into the rows, the scalars once per slice."""
+    observations and masks are written in place into the rows, the scalars once per slice."""
     hi = lo + len(views)
     obs, mask = buffers.obs, buffers.mask
     rewards, terms, truncs, illegals, dones = [], [], [], [], []
@@ -136,13 +137,13 @@ def _step_slice(views: list, lo: int, buffers: _Buffers) -> None:
             truncs.append(trunc)
             illegals.append(illegal)
             if term or trunc:
-                buffers.final_rows()[i] = view._observation()
+                view._write_observation(buffers.final_rows()[i])
                 view._start(None)
                 dones.append(True)
             else:
                 dones.append(False)
-            obs[i] = view._observation()
-            mask[i] = view._mask()
+            view._write_observation(obs[i])
+            view._write_mask(mask[i])
     except Exception as error:
         if hasattr(error, "add_note"):  # Python 3.11+
             error.add_note(f"(in FoxVectorEnv env {i})")
@@ -161,7 +162,8 @@ def _run_slice(command: str, argument: Any, views: list, lo: int, buffers: _Buff
         _reset_slice(views, lo, buffers, argument)
 
 
-def _worker(gym_id: str, lo: int, count: int, kwargs: dict, raws: list, layout: dict, raw_action, pipe) -> None:
+def _worker(gym_id: str, lo: int, count: int, kwargs: dict, raws: list, layout: dict, raw_action, pipe,
+            spin: float) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the main process, which stops us
     try:
         views = _make_views(gym_id, count, kwargs)
@@ -173,6 +175,7 @@ def _worker(gym_id: str, lo: int, count: int, kwargs: dict, raws: list, layout: 
     pipe.send("ready")
     while True:
         try:
+            _spin_until_ready(pipe, spin)
             command, index, argument = pipe.recv()
         except (EOFError, OSError):  # the main process is gone
             return
@@ -185,6 +188,18 @@ def _worker(gym_id: str, lo: int, count: int, kwargs: dict, raws: list, layout: 
             _send_error(pipe, error)
         else:
             pipe.send("ok")
+
+
+def _spin_until_ready(pipe, seconds: float) -> bool:
+    """Poll ``pipe`` without sleeping for up to ``seconds``: whether a message is waiting. A
+    process that sleeps in a blocking read takes tens of microseconds to wake up (more on a
+    virtual machine), which is a large part of a short step."""
+    poll, clock = pipe.poll, time.perf_counter
+    end = clock() + seconds
+    while not poll():
+        if clock() > end:
+            return False
+    return True
 
 
 def _is_seed(seed: Any) -> bool:
@@ -204,19 +219,25 @@ class FoxVectorEnv(VectorEnv):
     only this one; 2 on a 2-core machine).
 
     ``reset(seed=s)`` seeds env ``i`` with ``s + i`` (``seed`` may also be a list of
-    ``num_envs`` ints or Nones). ``step(actions)`` takes ``num_envs`` integers; an illegal action
+    ``num_envs`` ints or Nones). Between steps each process polls for the next message for up to
+    ``spin`` seconds (default 1 ms) before it blocks: waking a blocked process costs tens of
+    microseconds, a large part of a step of these games; ``spin=0`` blocks at once (leaves the
+    cores to a learner that needs them between steps). ``step(actions)`` takes ``num_envs`` integers; an illegal action
     ends that env's episode with reward -1 and ``infos["illegal_action"]`` set for its row (or
     raises ``IllegalActionError`` with ``illegal_action="raise"``)."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
     def __init__(self, gym_id: str, num_envs: int, workers: int = 0, context: str | None = None,
-                 **kwargs: Any) -> None:
+                 spin: float = 0.001, **kwargs: Any) -> None:
         self.closed = True  # until every worker is up (close() is then a no-op)
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise InvalidParameterError(f"bad num_envs {num_envs!r}; allowed: an integer >= 1")
         if isinstance(workers, bool) or not isinstance(workers, int) or not 0 <= workers <= num_envs:
             raise InvalidParameterError(f"bad workers {workers!r}; allowed: 0..num_envs ({num_envs})")
+        if isinstance(spin, bool) or not isinstance(spin, (int, float)) or not 0 <= spin <= 1:
+            raise InvalidParameterError(f"bad spin {spin!r}; allowed: seconds from 0 to 1")
+        self._spin = float(spin)
         bounds = np.linspace(0, num_envs, max(workers, 1) + 1).astype(int).tolist()  # contiguous slices
         self._local = _make_views(gym_id, bounds[1], kwargs)  # the first slice, stepped here
         probe = self._local[0]
@@ -245,7 +266,7 @@ class FoxVectorEnv(VectorEnv):
             for lo, hi in zip(bounds[1:-1], bounds[2:]):
                 parent, child = ctx.Pipe()
                 process = ctx.Process(target=_worker, daemon=True,
-                                      args=(gym_id, lo, hi - lo, kwargs, raws, self._layout, raw_action, child))
+                                      args=(gym_id, lo, hi - lo, kwargs, raws, self._layout, raw_action, child, spin))
                 process.start()
                 self._pipes.append(parent)
                 self._processes.append(process)
@@ -255,10 +276,10 @@ class FoxVectorEnv(VectorEnv):
             raise
         self.closed = False
 
-    @staticmethod
-    def _receive(pipe, process) -> Any:
+    def _receive(self, pipe, process) -> Any:
         """The worker's answer; a worker that died raises instead of hanging."""
         try:
+            _spin_until_ready(pipe, self._spin)
             while not pipe.poll(0.5):
                 if not process.is_alive():
                     raise EOFError

@@ -268,19 +268,31 @@ class OutwitState(State):
 
     # ----- observation, notation -------------------------------------------------------------
     def observation_tensor(self, player: int) -> np.ndarray:
-        obs = SQUARE_PLANES[player].take(SQUARE_ROWS + np.frombuffer(self.board, dtype=np.uint8), axis=0)
+        obs = np.empty(self.game.observation_shape, dtype=np.float32)
+        self.write_observation(player, obs)
+        return obs
+
+    def write_observation(self, player: int, out: np.ndarray) -> None:
+        """Planes 0-6 in one gather from the per-square table, then the position planes."""
+        if not out.flags.c_contiguous or out.dtype != np.float32:  # no in-place view of it
+            out[...] = self.observation_tensor(player)
+            return
+        planes = out.reshape(NUM_SQUARES, NUM_PLANES)  # a view: out is written in place
+        # the indices are always in range; "clip" lets take write straight into out
+        SQUARE_PLANES[player].take(SQUARE_ROWS + np.frombuffer(self.board, dtype=np.uint8), axis=0, out=planes,
+                                   mode="clip")
         if self.current_player() == player:
-            obs[:, 7] = 1.0
+            planes[:, 7] = 1.0
         if self.passes:
-            obs[:, 8] = 1.0
-        obs[:, 9] = min(self.repetition_count(), 3) / 3.0
-        if self._history:
-            obs[:, 10] = min(1.0, len(self._history) / self.game.max_moves_default)
-        if self._history and self._history[-1] != PASS:
-            origin, target = divmod(self._history[-1], NUM_SQUARES)
-            obs[origin, 11] = 1.0
-            obs[target, 12] = 1.0
-        return obs.reshape(NUM_ROWS, NUM_COLUMNS, NUM_PLANES)
+            planes[:, 8] = 1.0
+        planes[:, 9] = min(self.repetition_count(), 3) / 3.0
+        history = self._history
+        if history:
+            planes[:, 10] = min(1.0, len(history) / self.game.max_moves_default)
+            if history[-1] != PASS:
+                origin, target = divmod(history[-1], NUM_SQUARES)
+                planes[origin, 11] = 1.0
+                planes[target, 12] = 1.0
 
     def action_to_string(self, action: int) -> str:
         if action == PASS:
