@@ -41,6 +41,12 @@ def make_view(gym_id: str, opponent: str):
     return gymnasium.make(gym_id, opponent=opponent)
 
 
+def first_legal(masks: np.ndarray) -> np.ndarray:
+    """The instant learner: the first legal action of each int8 0/1 mask row (argmax of the
+    same bytes read as bool, several times cheaper than an int8 argmax)."""
+    return masks.view(np.bool_).argmax(axis=-1)
+
+
 def _timed(step, seconds: float, batch: int) -> float:
     """Steps/s of calling ``step()`` (``batch`` learner steps each) for ``seconds``, after a short
     untimed warm-up."""
@@ -60,7 +66,7 @@ def single(gym_id: str, opponent: str, seconds: float) -> float:
     last = list(env.reset(seed=0))
 
     def step() -> None:
-        obs, reward, term, trunc, info = env.step(int(last[1]["action_mask"].argmax()))
+        obs, reward, term, trunc, info = env.step(int(first_legal(last[1]["action_mask"])))
         last[:] = env.reset() if term or trunc else (obs, info)
 
     rate = _timed(step, seconds, 1)
@@ -75,7 +81,7 @@ def mean_episode_length(gym_id: str, opponent: str, episodes: int = 5) -> int:
         obs, info = env.reset(seed=seed)
         done = False
         while not done:
-            obs, reward, term, trunc, info = env.step(int(info["action_mask"].argmax()))
+            obs, reward, term, trunc, info = env.step(int(first_legal(info["action_mask"])))
             done, steps = term or trunc, steps + 1
     env.close()
     return max(1, round(steps / episodes))
@@ -85,12 +91,12 @@ def _run_vector(env, seconds: float, stagger: int) -> float:
     infos = [env.reset(seed=0)[1]]
     index = np.arange(env.num_envs)
     for t in range(stagger):  # env i ends its first episode at step i % stagger
-        actions = infos[0]["action_mask"].argmax(axis=1)
+        actions = first_legal(infos[0]["action_mask"])
         actions[index % stagger == t] = -1
         infos[0] = env.step(actions)[-1]
 
     def step() -> None:
-        infos[0] = env.step(infos[0]["action_mask"].argmax(axis=1))[-1]
+        infos[0] = env.step(first_legal(infos[0]["action_mask"]))[-1]
 
     try:
         return _timed(step, seconds, env.num_envs)

@@ -100,7 +100,7 @@ def reference_trace(gym_id: str, num_envs: int, seed: int, steps: int, kwargs: d
 
 
 def vector_trace(gym_id: str, num_envs: int, seed: int, steps: int, kwargs: dict, workers: int,
-                 keep: bool = False, spin: float = 0.001) -> list:
+                 keep: bool = False, spin: float = 0.0005) -> list:
     """FoxVectorEnv's results; ``keep``: the trace holds views of the returned arrays (which must
     then never be overwritten), else copies (the returned arrays are then written again)."""
     from fox_envs.core.vector import FoxVectorEnv
@@ -168,7 +168,7 @@ def test_fox_vector_env_equals_plain_views_for_any_worker_count(gym_id, kwargs, 
     monkeypatch.setattr(vector._Buffers, "fresh", classmethod(lambda cls, *a: fresh_sets.append(1) or original(*a)))
     want = reference_trace(gym_id, 5, seed=7, steps=30, kwargs=kwargs)
     assert any(any(row[5][i] is not None for i in range(5)) for row in want[1:])  # episodes did end
-    for workers, spin in ((0, 0.001), (2, 0.001), (3, 0.001), (2, 0)):  # spin 0: processes block at once
+    for workers, spin in ((0, 0.0005), (2, 0.0005), (3, 0.0005), (2, 0)):  # spin 0: processes block at once
         for keep in (False, True):
             fresh_sets.clear()
             got = vector_trace(gym_id, 5, seed=7, steps=30, kwargs=kwargs, workers=workers, keep=keep, spin=spin)
@@ -336,3 +336,31 @@ def test_vector_bench_runs_several_games_and_writes_json(tmp_path, capsys, monke
     assert "Summary (opponent heuristic, 4 envs)" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         bench.main(["--game", "NoSuchGame-v0"])
+
+
+def test_make_vec_gives_the_batched_env_and_gymnasium_modes_on_request():
+    """``gymnasium.make_vec`` uses the ids' vector entry point (FoxVectorEnv, with its own
+    arguments such as ``workers`` and the view's such as ``opponent``); ``vectorization_mode``
+    "sync" / "async" still give Gymnasium's own vector envs."""
+    from fox_envs import InvalidParameterError
+    from fox_envs.core.vector import FoxVectorEnv, make_vector_env
+
+    kwargs = {"opponent": "heuristic", "seat": 1}
+    env = gymnasium.make_vec("fox_envs/XCeterO-v0", num_envs=3, workers=2, **kwargs)
+    try:
+        assert isinstance(env, FoxVectorEnv) and env.num_envs == 3 and len(env._processes) == 1
+        assert env.spec.id == "fox_envs/XCeterO-v0"
+        obs, infos = env.reset(seed=5)
+        direct = FoxVectorEnv("fox_envs/XCeterO-v0", 3, **kwargs)
+        want_obs, want_infos = direct.reset(seed=5)
+        np.testing.assert_array_equal(obs, want_obs)
+        np.testing.assert_array_equal(infos["action_mask"], want_infos["action_mask"])
+        direct.close()
+    finally:
+        env.close()
+    for mode, cls in (("sync", gymnasium.vector.SyncVectorEnv), ("async", gymnasium.vector.AsyncVectorEnv)):
+        env = gymnasium.make_vec("fox_envs/XCeterO-v0", num_envs=2, vectorization_mode=mode, opponent="random")
+        assert isinstance(env, cls)
+        env.close()
+    with pytest.raises(InvalidParameterError, match="unknown env_id 'chess_v0'"):
+        make_vector_env(2, env_id="chess_v0")

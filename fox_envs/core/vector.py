@@ -220,7 +220,7 @@ class FoxVectorEnv(VectorEnv):
 
     ``reset(seed=s)`` seeds env ``i`` with ``s + i`` (``seed`` may also be a list of
     ``num_envs`` ints or Nones). Between steps each process polls for the next message for up to
-    ``spin`` seconds (default 1 ms) before it blocks: waking a blocked process costs tens of
+    ``spin`` seconds (default 0.5 ms) before it blocks: waking a blocked process costs tens of
     microseconds, a large part of a step of these games; ``spin=0`` blocks at once (leaves the
     cores to a learner that needs them between steps). ``step(actions)`` takes ``num_envs`` integers; an illegal action
     ends that env's episode with reward -1 and ``infos["illegal_action"]`` set for its row (or
@@ -229,7 +229,7 @@ class FoxVectorEnv(VectorEnv):
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
     def __init__(self, gym_id: str, num_envs: int, workers: int = 0, context: str | None = None,
-                 spin: float = 0.001, **kwargs: Any) -> None:
+                 spin: float = 0.0005, **kwargs: Any) -> None:
         self.closed = True  # until every worker is up (close() is then a no-op)
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise InvalidParameterError(f"bad num_envs {num_envs!r}; allowed: an integer >= 1")
@@ -416,3 +416,15 @@ class FoxVectorEnv(VectorEnv):
                 self.close(terminate=True)
             except Exception:  # noqa: BLE001  (interpreter shutdown)
                 pass
+
+
+def make_vector_env(num_envs: int = 1, *, env_id: str, workers: int = 0, context: str | None = None,
+                    spin: float = 0.0005, **kwargs: Any) -> FoxVectorEnv:
+    """``gymnasium.make_vec(gym_id, num_envs, workers=..., opponent=...)`` (the ids' vector entry
+    point): a ``FoxVectorEnv`` of the game registered as ``env_id`` (e.g. ``"outwit_v0"``)."""
+    from fox_envs.core.registry import GAMES
+
+    if env_id not in GAMES:
+        raise InvalidParameterError(f"unknown env_id {env_id!r}; allowed: {', '.join(GAMES)}")
+    return FoxVectorEnv("fox_envs/" + GAMES[env_id].gym_id, num_envs, workers=workers, context=context,
+                        spin=spin, **kwargs)

@@ -159,6 +159,13 @@ class XCeterOState(State):
             return np.zeros(9, dtype=np.int8)
         return np.ndarray(9, INT8, self.board.translate(EMPTY_TO_ONE))
 
+    def write_legal_mask(self, out: np.ndarray) -> None:
+        """The mask in one byte translation of the board (no list of moves)."""
+        if self.player < 0:
+            out[:] = 0
+        else:
+            out[:] = np.frombuffer(self.board.translate(EMPTY_TO_ONE), INT8)
+
     def apply_action(self, action: Any) -> None:
         """Apply a legal action; anything else raises ``IllegalActionError`` and changes nothing."""
         value = action if type(action) is int else action_as_int(action)
