@@ -245,7 +245,7 @@ def _ask_human(state, player: int, out) -> int | None:
             print(f"no move number {number}: choose 1..{len(legal)}", file=out)
             continue
         try:
-            action = state.string_to_action(text)
+            state.string_to_action(text)  # well-formed (else IllegalActionError below) but not legal now
             print(f"{text!r} is not legal now; legal moves: {', '.join(names[:12])}"
                   f"{' ...' if len(names) > 12 else ''}", file=out)
         except IllegalActionError:

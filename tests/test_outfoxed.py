@@ -338,7 +338,7 @@ def _tie_round(**params):
     first_puts = [f"put brown on 1 as {c}" for c in ("red", "red", "red", "pink", "pink")] + \
         [f"put black on 1 as {c}" for c in ("pink", "white", "white", "brown")]
     second_puts = [f"put yellow on 2 as {c}" for c in ("red", "red", "pink", "pink")] + \
-        [f"put pink on 2 as black"] * 2 + ["put pink on 3 as yellow"] * 2 + ["put yellow on 3 as yellow"]
+        ["put pink on 2 as black"] * 2 + ["put pink on 3 as yellow"] * 2 + ["put yellow on 3 as yellow"]
     return run_round(state, first_puts, second_puts, "show brown on 3", "show black on 3")
 
 

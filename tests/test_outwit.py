@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from fox_envs import IllegalActionError, TERMINAL, make_game, state_from_json
-from fox_envs.games.outwit import NUM_ACTIONS, PASS, OutwitState
+from fox_envs.games.outwit import LIGHT_TO_MOVE, NUM_ACTIONS, PASS, OutwitState, chips_code
 
 
 def new_state() -> OutwitState:
@@ -333,7 +333,25 @@ def test_repetition_needs_the_same_player_to_move() -> None:
     state = play("f5-f4 e5-d6 f4-f3 d6-e5 f3-f5")
     assert chips(state) == chips(new_state()) and state.current_player() == 1
     assert state.repetition_count() == 1
-    assert state.seen[state.position_key()[:-1] + bytes((0,))] == 1  # the start, dark to move
+    assert state.seen[new_state().position_key()] == 1  # the start, dark to move
+    assert state.position_key() == new_state().position_key() + LIGHT_TO_MOVE  # same chips, light to move
+
+
+def test_position_keys_identify_the_chips_and_the_player_to_move() -> None:
+    """The integer repetition key, kept up to date move by move, equals the key computed from the
+    chips, and two positions share a key exactly when board and player to move are equal."""
+    rng = np.random.default_rng(3)
+    by_key: dict[int, tuple[bytes, int]] = {}
+    for _ in range(30):
+        state = new_state()
+        while not state.is_terminal():
+            key = state.position_key()
+            assert state.code == chips_code(state.squares)
+            position = (bytes(state.board), state.to_move)
+            assert by_key.setdefault(key, position) == position
+            assert state.repetition_count() == state.seen[key]
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    assert len(set(by_key.values())) == len(by_key) > 3000
 
 
 # Forced pass: light's nine chips are walled in on a1..a6 / b4..b6 by the board edge, the dark

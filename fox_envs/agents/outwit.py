@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from fox_envs.agents.base import SeededAgent
 from fox_envs.games.outwit import (
-    ALL_RAYS, IN_CORNER, NUM_COLUMNS, NUM_SQUARES, ORTHOGONAL_RAYS, PASS, OutwitState, generate_moves,
+    ALL_RAYS, IN_CORNER, LIGHT_TO_MOVE, MOVER_KEY, NUM_COLUMNS, NUM_SQUARES, ORTHOGONAL_RAYS, OWN_CHIPS, PASS,
+    OutwitState, generate_moves, moved_code,
 )
 
 HOME = 100.0
@@ -30,8 +31,6 @@ DISTANCE = 3.0
 OPPONENT_WEIGHT = 0.5
 REPEAT = 150.0
 OWN_REPEAT = 30.0
-# bytes.translate tables keeping only one player's chip codes (1, 2 dark; 3, 4 light)
-OWN_ONLY = (bytes([0, 1, 2, 0, 0] + [0] * 251), bytes([0, 0, 0, 3, 4] + [0] * 251))
 LOSS = -100000.0
 WIN = 100000.0
 
@@ -140,11 +139,12 @@ class OutwitHeuristic(SeededAgent):
         corner = IN_CORNER[player]
         home = state.home[player]
         opponent_home = state.home[1 - player]
-        keep = OWN_ONLY[player]
-        mine: dict[bytes, int] = {}
+        own_chips = OWN_CHIPS[player]
+        mover_after = MOVER_KEY[1 - player]
+        mine: dict[int, int] = {}  # arrangement of its own chips (a key masked to them) -> count
         for key, count in state.seen.items():
-            if key[-1] != player:  # a position reached by one of its own moves
-                arrangement = key[:-1].translate(keep)
+            if (key >= LIGHT_TO_MOVE) != player:  # a position reached by one of its own moves
+                arrangement = key & own_chips
                 mine[arrangement] = mine.get(arrangement, 0) + count
         best: list[int] = []
         best_score = None
@@ -160,10 +160,11 @@ class OutwitHeuristic(SeededAgent):
                 score = LOSS
             else:
                 score = side_score(board, own, player) - OPPONENT_WEIGHT * side_score(board, theirs, 1 - player)
-                seen = state.seen.get(bytes(board) + bytes((1 - player,)), 0)
+                code = moved_code(state.code, player, index == 0, origin, target)
+                seen = state.seen.get(code + mover_after, 0)
                 if seen:
                     score -= REPEAT * (10 if seen >= 2 else 1)
-                score -= OWN_REPEAT * mine.get(bytes(board).translate(keep), 0)
+                score -= OWN_REPEAT * mine.get(code & own_chips, 0)
             board[origin], board[target] = board[target], 0
             own[index] = origin
             if best_score is None or score > best_score + 1e-9:

@@ -44,7 +44,6 @@ from typing import Any
 
 import numpy as np
 
-from fox_envs.core import render
 from fox_envs.core.game import TERMINAL, Game, State
 from fox_envs.core.params import Param, one_of
 

@@ -52,7 +52,6 @@ NUM_PLANES = 13
 SQUARE_NAMES = [f"{COLUMNS[i % 10]}{i // 10 + 1}" for i in range(NUM_SQUARES)]
 SQUARE_INDEX = {name: i for i, name in enumerate(SQUARE_NAMES)}
 
-MOVER_BYTE = (b"\x00", b"\x01")
 # Board codes: 0 empty, 1 + 2*player + is_power.
 EMPTY = 0
 REGULAR = (1, 3)
@@ -76,6 +75,30 @@ START_REGULAR = (
 START_POWER = ("f5", "e5")
 # Directions (row step, column step): 4 orthogonal first, then 4 diagonal.
 DIRECTIONS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1))
+
+
+# Repetition keys: one int per position. Bits 0-89 hold dark's regular chips, 90-179 light's,
+# bits 180-186 the square of dark's power chip, 187-193 light's, bit 194 is set when light is to
+# move. A state keeps the chip part (``code``) up to date move by move.
+REGULAR_BIT = tuple(tuple(1 << (NUM_SQUARES * player + square) for square in range(NUM_SQUARES)) for player in (0, 1))
+POWER_UNIT = (1 << 180, 1 << 187)
+LIGHT_TO_MOVE = 1 << 194
+MOVER_KEY = (0, LIGHT_TO_MOVE)
+OWN_CHIPS = tuple(((1 << NUM_SQUARES) - 1) << (NUM_SQUARES * player) | 127 * POWER_UNIT[player] for player in (0, 1))
+
+
+def chips_code(squares: list[list[int]]) -> int:
+    """The chip part of the repetition key of ``squares`` (power chip first, per player)."""
+    return sum(squares[player][0] * POWER_UNIT[player] + sum(REGULAR_BIT[player][s] for s in squares[player][1:])
+               for player in (0, 1))
+
+
+def moved_code(code: int, player: int, power: bool, origin: int, target: int) -> int:
+    """``code`` after ``player`` moves its power chip (``power``) or a regular chip."""
+    if power:
+        return code + (target - origin) * POWER_UNIT[player]
+    bits = REGULAR_BIT[player]
+    return code + bits[target] - bits[origin]
 
 
 def _ray(player: int, start: int, step: tuple[int, int]) -> tuple[int, ...]:
@@ -211,12 +234,14 @@ class OutwitState(State):
         self.passes = 0  # consecutive passes just played
         self.winner = -1
         self.drawn = ""  # "", "passes" or "repetition"
-        self.seen: dict[bytes, int] = {self.position_key(): 1}
+        self.code = chips_code(self.squares)  # the chip part of the repetition key
+        self.seen: dict[int, int] = {self.position_key(): 1}
 
     # ----- rules -----------------------------------------------------------------------------
-    def position_key(self) -> bytes:
-        """The repetition key: every chip with its kind, and the player to move."""
-        return bytes(self.board) + MOVER_BYTE[self.to_move]
+    def position_key(self) -> int:
+        """The repetition key: every chip with its kind, and the player to move (one int, see
+        ``REGULAR_BIT``)."""
+        return self.code + MOVER_KEY[self.to_move]
 
     def current_player(self) -> int:
         if self.winner >= 0 or self.drawn:
@@ -239,7 +264,9 @@ class OutwitState(State):
             board[target] = board[origin]
             board[origin] = EMPTY
             chips = self.squares[mover]
-            chips[chips.index(origin)] = target
+            index = chips.index(origin)
+            chips[index] = target
+            self.code = moved_code(self.code, mover, index == 0, origin, target)
             in_corner = IN_CORNER[mover]
             if in_corner[target] and not in_corner[origin]:
                 self.home[mover] += 1
@@ -342,7 +369,7 @@ class OutwitState(State):
         return orthogonal and (k + 1 == len(ray) or board[ray[k + 1]] != EMPTY)
 
     def _full_key(self) -> Any:
-        return (bytes(self.board), [c[:] for c in self.squares], self.home[:], self.to_move, self.passes,
+        return (bytes(self.board), [c[:] for c in self.squares], self.code, self.home[:], self.to_move, self.passes,
                 self.winner, self.drawn, self.seen)  # dicts compare regardless of order
 
     def clone(self) -> "OutwitState":
@@ -354,6 +381,7 @@ class OutwitState(State):
         new.squares = [self.squares[0][:], self.squares[1][:]]
         new.home = self.home[:]
         new.to_move = self.to_move
+        new.code = self.code
         new.passes = self.passes
         new.winner = self.winner
         new.drawn = self.drawn
