@@ -5,8 +5,9 @@ more than a whole step of these games. ``FoxVectorEnv`` steps ``num_envs`` copie
 ``workers`` processes, the calling process being one of them: it steps the first slice of envs
 itself while ``workers - 1`` forked processes (start method ``context``: ``"fork"`` where
 available, else ``"spawn"``; pass ``context="spawn"`` when the parent runs threads) step theirs,
-each in a plain loop, with one message per forked worker per step. ``workers`` 0 or 1 steps
-every env in this process.
+each in a plain loop, with one message per forked worker per step (polled for ``spin`` seconds
+before a process sleeps). ``workers`` 0 or 1 steps every env in this process.
+``gymnasium.make_vec`` returns one for the fox_envs ids (``make_vector_env``).
 
 Every process writes observations, masks, rewards and flags straight into the rows of the
 arrays that ``step`` returns, which live in shared memory. There are two such sets of arrays,
@@ -219,12 +220,14 @@ class FoxVectorEnv(VectorEnv):
     only this one; 2 on a 2-core machine).
 
     ``reset(seed=s)`` seeds env ``i`` with ``s + i`` (``seed`` may also be a list of
-    ``num_envs`` ints or Nones). Between steps each process polls for the next message for up to
-    ``spin`` seconds (default 0.5 ms) before it blocks: waking a blocked process costs tens of
-    microseconds, a large part of a step of these games; ``spin=0`` blocks at once (leaves the
-    cores to a learner that needs them between steps). ``step(actions)`` takes ``num_envs`` integers; an illegal action
+    ``num_envs`` ints or Nones). ``step(actions)`` takes ``num_envs`` integers; an illegal action
     ends that env's episode with reward -1 and ``infos["illegal_action"]`` set for its row (or
-    raises ``IllegalActionError`` with ``illegal_action="raise"``)."""
+    raises ``IllegalActionError`` with ``illegal_action="raise"``).
+
+    Between steps each process polls for the next message for up to ``spin`` seconds (default
+    0.5 ms) before it blocks: waking a blocked process costs tens of microseconds, a large part
+    of a step of these games. ``spin=0`` blocks at once, leaving the cores to a learner that
+    needs them between steps."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
@@ -418,13 +421,12 @@ class FoxVectorEnv(VectorEnv):
                 pass
 
 
-def make_vector_env(num_envs: int = 1, *, env_id: str, workers: int = 0, context: str | None = None,
-                    spin: float = 0.0005, **kwargs: Any) -> FoxVectorEnv:
+def make_vector_env(num_envs: int = 1, *, env_id: str, **kwargs: Any) -> FoxVectorEnv:
     """``gymnasium.make_vec(gym_id, num_envs, workers=..., opponent=...)`` (the ids' vector entry
-    point): a ``FoxVectorEnv`` of the game registered as ``env_id`` (e.g. ``"outwit_v0"``)."""
+    point): a ``FoxVectorEnv`` of the game registered as ``env_id`` (e.g. ``"outwit_v0"``);
+    ``kwargs`` are FoxVectorEnv's (``workers``, ``context``, ``spin``) and the view's."""
     from fox_envs.core.registry import GAMES
 
     if env_id not in GAMES:
         raise InvalidParameterError(f"unknown env_id {env_id!r}; allowed: {', '.join(GAMES)}")
-    return FoxVectorEnv("fox_envs/" + GAMES[env_id].gym_id, num_envs, workers=workers, context=context,
-                        spin=spin, **kwargs)
+    return FoxVectorEnv("fox_envs/" + GAMES[env_id].gym_id, num_envs, **kwargs)
