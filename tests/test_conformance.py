@@ -76,6 +76,51 @@ def test_env_pickles_mid_game_and_continues_identically(env_id, params):
     pickle.loads(pickle.dumps(env.unwrapped.game_state))  # states pickle too
 
 
+@pytest.mark.parametrize("env_id,params", CASES)
+def test_env_loop_equals_pettingzoo_order_enforcing_wrapper(env_id, params):
+    """env()'s own ``last`` / ``agent_iter`` (which skip the wrapper's attribute look-ups) give
+    exactly what PettingZoo's OrderEnforcingWrapper over the raw env gives, step by step."""
+    from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+    ours, theirs = make_env(env_id, params), OrderEnforcingWrapper(make_raw(env_id, params))
+    for seed in (0, 1):
+        ours.reset(seed=seed)
+        theirs.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        for agent, other in zip(ours.agent_iter(), theirs.agent_iter()):
+            assert agent == other
+            got, want = ours.last(), theirs.last()
+            np.testing.assert_array_equal(got[0]["observation"], want[0]["observation"])
+            np.testing.assert_array_equal(got[0]["action_mask"], want[0]["action_mask"])
+            assert got[1:] == want[1:] and ours.last(observe=False)[0] is None
+            action = None if got[2] or got[3] else int(rng.choice(np.flatnonzero(got[0]["action_mask"])))
+            ours.step(action)
+            theirs.step(action)
+        assert ours.agents == theirs.agents == []
+    assert list(ours.agent_iter()) == []  # over: the iterator stops at once
+
+
+@pytest.mark.parametrize("env_id", fox_envs.ENV_IDS)
+def test_env_loop_keeps_pettingzoo_order_checks(env_id):
+    env = fox_envs.make(env_id)
+    with pytest.raises(AttributeError, match="before reset"):
+        env.last()
+    with pytest.raises(Exception, match="reset"):
+        env.agent_iter()
+    env.reset(seed=0)
+    iterator = iter(env.agent_iter(max_iter=2))
+    next(iterator)
+    with pytest.raises(AssertionError, match="need to call step"):
+        next(iterator)  # no step since the last agent
+    env.reset(seed=0)
+    counted = 0
+    for _ in env.agent_iter(max_iter=3):
+        observation = env.last()[0]
+        env.step(int(np.flatnonzero(observation["action_mask"])[0]))
+        counted += 1
+    assert counted == 3
+
+
 # ----- random play invariants on the rules core -----------------------------------------------
 def check_state_invariants(state, full: bool) -> None:
     game = state.game
