@@ -268,6 +268,16 @@ class State:
         return f"<{type(self).__name__} after {len(self._history)} actions>\n{self}"
 
 
+def two_player_returns(winner: int) -> np.ndarray:
+    """Returns of a two-player zero-sum game: +1 for ``winner``, -1 for the other, zeros when
+    ``winner`` is negative (no winner: not over, or a draw)."""
+    result = np.zeros(2, dtype=np.float64)
+    if winner >= 0:
+        result[winner] = 1.0
+        result[1 - winner] = -1.0
+    return result
+
+
 def choose_outcome(outcomes: Sequence[tuple[int, float]], uniform: float) -> int:
     """The outcome whose cumulative-probability interval holds ``uniform`` (a draw in [0, 1))."""
     total = 0.0

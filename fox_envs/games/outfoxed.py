@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from fox_envs.core.game import CHANCE, TERMINAL, Game, State
+from fox_envs.core.game import CHANCE, TERMINAL, Game, State, two_player_returns
 from fox_envs.core.params import Param, int_range
 
 COLOURS = ("brown", "black", "red", "pink", "white", "yellow")
@@ -455,11 +455,9 @@ class OutfoxedState(State):
             self._start_round()
 
     def returns(self) -> np.ndarray:
-        result = np.zeros(2, dtype=np.float64)
         if self.phase == OVER and self.finished and self.scores[0] != self.scores[1]:
-            winner = 0 if self.scores[0] > self.scores[1] else 1
-            result[winner], result[1 - winner] = 1.0, -1.0
-        return result
+            return two_player_returns(0 if self.scores[0] > self.scores[1] else 1)
+        return two_player_returns(-1)
 
     # ----- one player's information ------------------------------------------------------------
     def callable_card(self, player: int) -> int:

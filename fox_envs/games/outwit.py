@@ -41,7 +41,7 @@ import numpy as np
 
 from fox_envs.core import render
 from fox_envs.core.errors import IllegalActionError
-from fox_envs.core.game import TERMINAL, Game, State
+from fox_envs.core.game import TERMINAL, Game, State, two_player_returns
 
 COLUMNS = "abcdefghij"
 NUM_COLUMNS, NUM_ROWS = 10, 9
@@ -283,11 +283,7 @@ class OutwitState(State):
                 self.drawn = "repetition"
 
     def returns(self) -> np.ndarray:
-        result = np.zeros(2, dtype=np.float64)
-        if self.winner >= 0:
-            result[self.winner] = 1.0
-            result[1 - self.winner] = -1.0
-        return result
+        return two_player_returns(self.winner)
 
     def repetition_count(self) -> int:
         """How often the current position has occurred (1 the first time)."""

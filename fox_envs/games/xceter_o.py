@@ -26,7 +26,7 @@ import numpy as np
 
 from fox_envs.core import render
 from fox_envs.core.errors import IllegalActionError
-from fox_envs.core.game import TERMINAL, Game, State, action_as_int
+from fox_envs.core.game import TERMINAL, Game, State, action_as_int, two_player_returns
 from fox_envs.core.params import Param, boolean
 
 SQUARE_NAMES = [f"{'abc'[i % 3]}{i // 3 + 1}" for i in range(9)]
@@ -242,11 +242,7 @@ class XCeterOState(State):
         return self.own[player] in LINE_MASKS and (not self.game.ordered_rows or self._ordered_line(player))
 
     def returns(self) -> np.ndarray:
-        result = np.zeros(2, dtype=np.float64)
-        if self.winner >= 0:
-            result[self.winner] = 1.0
-            result[1 - self.winner] = -1.0
-        return result
+        return two_player_returns(self.winner)
 
     def repetition_count(self) -> int:
         """How often the current position (board, next piece) has occurred."""
