@@ -176,8 +176,8 @@ class IllegalActionWrapper(OrderEnforcingWrapper):
             raw.end_with_illegal_action(error)
 
     # ``last`` and ``agent_iter`` read the wrapped env directly: PettingZoo's versions read each
-    # attribute through two ``__getattr__`` layers, about a microsecond apiece, a quarter of a
-    # whole X-Ceter-O step. Before ``reset`` they are PettingZoo's own (and raise its errors).
+    # attribute through two ``__getattr__`` layers, about a microsecond apiece (half of an
+    # X-Ceter-O ``env()`` step). Before ``reset`` they are PettingZoo's own (and raise its errors).
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if not self._has_reset:
             return super().last(observe)
