@@ -172,18 +172,17 @@ class State:
         return legal
 
     def legal_actions_mask(self) -> np.ndarray:
-        mask = np.zeros(self.game.num_actions, dtype=np.int8)
-        legal = self._cached_legal()
-        if legal:
-            mask.put(legal, 1)  # cheaper than mask[legal] = 1 for a list
+        mask = np.empty(self.game.num_actions, dtype=np.int8)
+        self.write_legal_mask(mask)
         return mask
 
     def write_legal_mask(self, out: np.ndarray) -> None:
-        """Write ``legal_actions_mask()`` into ``out`` (one row of ``num_actions`` entries)."""
+        """Write the int8 legal-action mask (1 = legal) into ``out`` (one row of ``num_actions``
+        entries)."""
         out.fill(0)
         legal = self._cached_legal()
         if legal:
-            out.put(legal, 1)
+            out.put(legal, 1)  # cheaper than out[legal] = 1 for a list
 
     def is_legal(self, action: int) -> bool:
         return action in self._cached_legal()

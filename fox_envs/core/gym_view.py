@@ -130,11 +130,9 @@ class FoxGymEnv(gymnasium.Env):
 
     def _mask(self) -> np.ndarray:
         """The learner's legal-action mask as int8 (all 0 when it is not to move)."""
-        state = self.state
-        if state.current_player() != self.seat:
-            return np.zeros(self.game.num_actions, dtype=np.int8)
-        mask = state.legal_actions_mask()
-        return mask if mask.dtype == np.int8 else mask.astype(np.int8)
+        mask = np.empty(self.game.num_actions, dtype=np.int8)
+        self._write_mask(mask)
+        return mask
 
     def _write_mask(self, out: np.ndarray) -> None:
         """Write ``_mask()`` into ``out`` (a row of a vector env's batch)."""

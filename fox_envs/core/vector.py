@@ -191,16 +191,14 @@ def _worker(gym_id: str, lo: int, count: int, kwargs: dict, raws: list, layout: 
             pipe.send("ok")
 
 
-def _spin_until_ready(pipe, seconds: float) -> bool:
-    """Poll ``pipe`` without sleeping for up to ``seconds``: whether a message is waiting. A
-    process that sleeps in a blocking read takes tens of microseconds to wake up (more on a
-    virtual machine), which is a large part of a short step."""
+def _spin_until_ready(pipe, seconds: float) -> None:
+    """Poll ``pipe`` without sleeping until a message waits or ``seconds`` have passed (the
+    caller's blocking read follows). A process that sleeps in a blocking read takes tens of
+    microseconds to wake up (more on a virtual machine), which is a large part of a short step."""
     poll, clock = pipe.poll, time.perf_counter
     end = clock() + seconds
-    while not poll():
-        if clock() > end:
-            return False
-    return True
+    while not poll() and clock() <= end:
+        pass
 
 
 def _is_seed(seed: Any) -> bool:

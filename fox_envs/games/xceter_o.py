@@ -161,10 +161,7 @@ class XCeterOState(State):
 
     def write_legal_mask(self, out: np.ndarray) -> None:
         """The mask in one byte translation of the board (no list of moves)."""
-        if self.player < 0:
-            out[:] = 0
-        else:
-            out[:] = np.frombuffer(self.board.translate(EMPTY_TO_ONE), INT8)
+        out[:] = self.legal_actions_mask()
 
     def apply_action(self, action: Any) -> None:
         """Apply a legal action; anything else raises ``IllegalActionError`` and changes nothing."""
