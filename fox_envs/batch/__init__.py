@@ -1,0 +1,27 @@
+"""The batched core: thousands of games of one kind stepped per call, compiled with numba.
+
+    import fox_envs.batch
+    env = fox_envs.batch.make("outwit_v0", num_envs=4096, seed=0)
+    for _ in range(1000):
+        rewards, terminated, truncated = env.step(env.random_actions())
+
+``env.observation`` / ``env.action_mask`` / ``env.current_player`` describe every row's game as
+the rules core does; ``env.core_state(i)`` / ``env.load(i, state)`` bridge to the rules core,
+which stays the reference. Importing this module imports numba; ``import fox_envs`` does not.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from fox_envs.batch.env import KERNELS, BatchEnv, threads_all_cores
+
+__all__ = ["BatchEnv", "ENV_IDS", "make", "threads_all_cores"]
+
+ENV_IDS = tuple(KERNELS)
+
+
+def make(env_id: str, num_envs: int, seed: int | None = None, auto_reset: bool = True, threads: int = 1,
+         **params: Any) -> BatchEnv:
+    """``num_envs`` games of ``env_id`` (the game's params and ``max_moves`` as for
+    ``fox_envs.make``); ``threads`` > 1 splits the rows over that many threads."""
+    return BatchEnv(env_id, num_envs, seed=seed, auto_reset=auto_reset, threads=threads, **params)

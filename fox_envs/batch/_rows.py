@@ -1,0 +1,129 @@
+"""Row bookkeeping shared by every game's batched kernels (numba, cached on disk).
+
+A game's kernels receive the env's common buffers as one tuple, ``common``, unpacked in the
+order of ``COMMON_FIELDS``:
+
+* ``obs`` float32 ``[B, *observation_shape]``, ``mask`` bool ``[B, A]``, ``player`` int32 ``[B]``
+* ``rewards`` float32 ``[B, num_players]``, ``term`` / ``trunc`` bool ``[B]``
+* ``final_obs`` float32 like ``obs`` (the last observation of a game that ended in this step)
+* ``moves`` int32 ``[B]`` (player decisions of the current game), ``streams`` uint64 ``[B, 2]``
+* ``hist`` int16 ``[B, H]`` / ``hlen`` int32 ``[B]``: every action and chance outcome of the
+  current game; ``last_hist`` / ``last_hlen``: those of the game that ended last in the row
+* ``legal`` int32 ``[B, L]`` / ``nlegal`` int32 ``[B]``: the legal actions of ``mask`` as a list
+* ``rep_keys`` uint64 ``[B, R]`` / ``rep_counts`` uint8 ``[B, R]``: an open-addressing table of
+  position keys per row, for threefold repetition (``R`` is 1 for games without it)
+
+A kernel keeps ``mask`` and ``legal`` together through ``clear_legal`` / ``add_legal``, so a
+mask of thousands of entries is never scanned or cleared whole.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from fox_envs.batch._rng import PICK_STREAM, below, mix64
+
+COMMON_FIELDS = ("obs", "mask", "player", "rewards", "term", "trunc", "final_obs", "moves", "streams",
+                 "hist", "hlen", "last_hist", "last_hlen", "legal", "nlegal", "rep_keys", "rep_counts")
+TERMINAL = -2
+EMPTY_KEY = np.uint64(0)
+ONE_KEY = np.uint64(1)
+
+
+@njit(cache=True, inline="always")
+def push_history(hist: np.ndarray, hlen: np.ndarray, i: int, action: int) -> None:
+    """Append ``action`` to row ``i``'s history (a full buffer only counts; the bridge reports it)."""
+    n = hlen[i]
+    if n < hist.shape[1]:
+        hist[i, n] = action
+    hlen[i] = n + 1
+
+
+@njit(cache=True, inline="always")
+def keep_history(hist, hlen, last_hist, last_hlen, i: int) -> None:
+    """Copy row ``i``'s history to ``last_hist`` (its game has just ended) and clear it."""
+    n = min(hlen[i], hist.shape[1])
+    for k in range(n):
+        last_hist[i, k] = hist[i, k]
+    last_hlen[i] = hlen[i]
+    hlen[i] = 0
+
+
+@njit(cache=True, inline="always")
+def clear_legal(mask: np.ndarray, legal: np.ndarray, nlegal: np.ndarray, i: int) -> None:
+    """Row ``i`` has no legal action (only the entries set before are cleared)."""
+    for k in range(nlegal[i]):
+        mask[i, legal[i, k]] = False
+    nlegal[i] = 0
+
+
+@njit(cache=True, inline="always")
+def add_legal(mask: np.ndarray, legal: np.ndarray, nlegal: np.ndarray, i: int, action: int) -> None:
+    """Mark ``action`` legal in row ``i`` (each action at most once between clears)."""
+    mask[i, action] = True
+    legal[i, nlegal[i]] = action
+    nlegal[i] += 1
+
+
+@njit(cache=True, inline="always")
+def clear_repetitions(rep_keys: np.ndarray, rep_counts: np.ndarray, i: int) -> None:
+    for k in range(rep_keys.shape[1]):
+        rep_keys[i, k] = EMPTY_KEY
+        rep_counts[i, k] = 0
+
+
+@njit(cache=True, inline="always")
+def count_position(rep_keys: np.ndarray, rep_counts: np.ndarray, i: int, key: np.uint64) -> int:
+    """Record one more occurrence of position ``key`` in row ``i``; returns how often it has now
+    occurred. The table holds twice the positions a game can reach, so probing always ends."""
+    key = key | ONE_KEY if key == EMPTY_KEY else key
+    size = rep_keys.shape[1]
+    slot = np.int64(mix64(key) & np.uint64(size - 1))  # size is a power of two
+    while True:
+        here = rep_keys[i, slot]
+        if here == key:
+            rep_counts[i, slot] += 1
+            return rep_counts[i, slot]
+        if here == EMPTY_KEY:
+            rep_keys[i, slot] = key
+            rep_counts[i, slot] = 1
+            return 1
+        slot = (slot + 1) & (size - 1)
+
+
+@njit(cache=True, inline="always")
+def begin_row(rewards: np.ndarray, term: np.ndarray, trunc: np.ndarray, i: int) -> None:
+    """A step's results of row ``i`` start as 'nothing happened'."""
+    for p in range(rewards.shape[1]):
+        rewards[i, p] = 0.0
+    term[i] = False
+    trunc[i] = False
+
+
+@njit(cache=True, nogil=True)
+def first_illegal(actions: np.ndarray, mask: np.ndarray, player: np.ndarray) -> int:
+    """The first row whose action is out of range or illegal (finished rows are skipped), or -1."""
+    num_actions = mask.shape[1]
+    for i in range(actions.shape[0]):
+        if player[i] < 0:
+            continue
+        a = actions[i]
+        if a < 0 or a >= num_actions or not mask[i, a]:
+            return i
+    return -1
+
+
+@njit(cache=True, nogil=True)
+def pick_from_streams(legal: np.ndarray, nlegal: np.ndarray, streams: np.ndarray, out: np.ndarray) -> None:
+    """A uniformly random legal action per row from the row's own pick stream (-1 when none)."""
+    for i in range(out.shape[0]):
+        n = nlegal[i]
+        out[i] = legal[i, below(streams, i, PICK_STREAM, n)] if n > 0 else -1
+
+
+@njit(cache=True, nogil=True)
+def pick_from_uniforms(legal: np.ndarray, nlegal: np.ndarray, uniforms: np.ndarray, out: np.ndarray) -> None:
+    """A legal action per row chosen by ``uniforms`` in [0, 1) (-1 when none)."""
+    for i in range(out.shape[0]):
+        n = nlegal[i]
+        out[i] = legal[i, min(int(uniforms[i] * n), n - 1)] if n > 0 else -1

@@ -1,0 +1,311 @@
+"""``BatchEnv``: many games of one kind stepped together, one Python call per batch step.
+
+The generic part lives here once: argument checks, the common buffers (see ``_rows``), per-row
+random streams, threads over row ranges, bad-action errors and the bridge to the rules core.
+Everything game-specific is in the game's kernels object (``GameKernels``), one module per game.
+"""
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor, wait
+from typing import Any
+
+import numpy as np
+
+from fox_envs.batch._rng import seed_streams, seed_words
+from fox_envs.batch._rows import COMMON_FIELDS, TERMINAL, first_illegal, pick_from_streams, pick_from_uniforms
+from fox_envs.core.errors import IllegalActionError, InvalidParameterError, InvalidStateError
+from fox_envs.core.game import Game, State
+from fox_envs.core.registry import load_object, make_game
+
+KERNELS = {
+    "xceter_o_v0": "fox_envs.batch.xceter_o:XCeterOKernels",
+    "outwit_v0": "fox_envs.batch.outwit:OutwitKernels",
+    "outfox_v0": "fox_envs.batch.outfox:OutfoxKernels",
+    "bye_bye_mr_fox_v0": "fox_envs.batch.bye_bye_mr_fox:ByeByeMrFoxKernels",
+    "outfoxed_v0": "fox_envs.batch.outfoxed:OutfoxedKernels",
+}
+MEMORY_LIMIT = 4 << 30  # bytes of history and repetition tables a BatchEnv may allocate
+
+
+class GameKernels:
+    """What a game's batched module provides (one subclass per game, holding its own arrays).
+
+    ``reset`` / ``step`` run a row range ``[lo, hi)`` and must touch no other row; ``common`` is
+    the tuple of ``COMMON_FIELDS``. ``step`` skips rows whose action is negative or whose game is
+    finished; ``final_view`` is the seat whose view ``final_obs`` holds (-1: the last mover).
+    """
+
+    max_legal: int  # the most legal actions a position can have
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+
+    def allocate(self, num_envs: int) -> None:
+        """Create the game's state arrays for ``num_envs`` rows."""
+        raise NotImplementedError
+
+    def history_capacity(self, max_moves: int) -> int:
+        """The most actions plus chance outcomes a game of at most ``max_moves`` decisions has."""
+        raise NotImplementedError
+
+    def positions_per_game(self, max_moves: int) -> int:
+        """The most positions a game counts for repetition (0: the game has no repetition rule)."""
+        return 0
+
+    def reset(self, lo: int, hi: int, which: np.ndarray, common: tuple) -> None:
+        """Start a new game in every row of ``[lo, hi)`` with ``which[i]`` (chance drawn)."""
+        raise NotImplementedError
+
+    def step(self, lo: int, hi: int, actions: np.ndarray, common: tuple, max_moves: int, auto_reset: bool,
+             final_view: int) -> None:
+        raise NotImplementedError
+
+    def replay(self, i: int, history: np.ndarray, common: tuple) -> None:
+        """Row ``i`` from the start through ``history`` (core ids), then chance drawn until a
+        player is to move; writes its observation, mask and player and sets ``moves[i]``."""
+        raise NotImplementedError
+
+
+def _check_int(name: str, value: Any, low: int, env_id: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        raise InvalidParameterError(f"{env_id}: bad {name} {value!r}; allowed: an integer >= {low}")
+    return int(value)
+
+
+def _power_of_two_above(n: int) -> int:
+    return 1 << max(1, int(n - 1).bit_length())
+
+
+class BatchEnv:
+    """``num_envs`` independent games of ``env_id`` in arrays (see ``fox_envs.batch``)."""
+
+    def __init__(self, env_id: str, num_envs: int, seed: int | None = None, auto_reset: bool = True,
+                 threads: int = 1, max_moves: int | None = None, **params: Any) -> None:
+        if env_id not in KERNELS:
+            raise InvalidParameterError(f"unknown env id {env_id!r}; known ids: {', '.join(KERNELS)}")
+        self.env_id = env_id
+        self.game: Game = make_game(env_id, **params)
+        self.num_envs = _check_int("num_envs", num_envs, 1, env_id)
+        if not isinstance(auto_reset, (bool, np.bool_)):
+            raise InvalidParameterError(f"{env_id}: bad auto_reset {auto_reset!r}; allowed: True or False")
+        self.auto_reset = bool(auto_reset)
+        self.threads = _check_int("threads", threads, 1, env_id)
+        self.max_moves = _check_int("max_moves", self.game.max_moves_default if max_moves is None else max_moves,
+                                    1, env_id)
+        self.num_players = self.game.num_players
+        self.num_actions = self.game.num_actions
+        self.observation_shape = tuple(self.game.observation_shape)
+        self._kernels: GameKernels = load_object(KERNELS[env_id])(self.game)
+        self._allocate()
+        self._pool: ThreadPoolExecutor | None = None
+        self.reset(seed)
+
+    # ----- buffers ---------------------------------------------------------------------------
+    def _allocate(self) -> None:
+        b, kernels = self.num_envs, self._kernels
+        history = kernels.history_capacity(self.max_moves)
+        positions = kernels.positions_per_game(self.max_moves)
+        table = _power_of_two_above(2 * positions) if positions else 1
+        needed = b * (4 * history + 9 * table)
+        if needed > MEMORY_LIMIT:
+            raise InvalidParameterError(
+                f"{self.env_id}: max_moves={self.max_moves} with num_envs={b} needs {needed / 2**30:.1f} GiB "
+                f"of history; allowed: at most {MEMORY_LIMIT / 2**30:.0f} GiB (lower max_moves or num_envs)")
+        shape = (b, *self.observation_shape)
+        arrays = {
+            "obs": np.zeros(shape, np.float32), "mask": np.zeros((b, self.num_actions), np.bool_),
+            "player": np.zeros(b, np.int32), "rewards": np.zeros((b, self.num_players), np.float32),
+            "term": np.zeros(b, np.bool_), "trunc": np.zeros(b, np.bool_), "final_obs": np.zeros(shape, np.float32),
+            "moves": np.zeros(b, np.int32), "streams": np.zeros((b, 2), np.uint64),
+            "hist": np.zeros((b, history), np.int16), "hlen": np.zeros(b, np.int32),
+            "last_hist": np.zeros((b, history), np.int16), "last_hlen": np.full(b, -1, np.int32),
+            "legal": np.zeros((b, kernels.max_legal), np.int32), "nlegal": np.zeros(b, np.int32),
+            "rep_keys": np.zeros((b, table), np.uint64), "rep_counts": np.zeros((b, table), np.uint8),
+        }
+        self._arrays = arrays
+        self._common = tuple(arrays[name] for name in COMMON_FIELDS)
+        kernels.allocate(b)
+
+    @property
+    def observation(self) -> np.ndarray:
+        """float32 ``[num_envs, *observation_shape]``: row i is what the player to move in game i
+        sees (a finished game, ``auto_reset=False``: its last position as its last mover saw it)."""
+        return self._arrays["obs"]
+
+    @property
+    def action_mask(self) -> np.ndarray:
+        """bool ``[num_envs, num_actions]``: the legal actions of each game (all False when finished)."""
+        return self._arrays["mask"]
+
+    @property
+    def current_player(self) -> np.ndarray:
+        """int32 ``[num_envs]``: the seat to move (TERMINAL for a finished game, ``auto_reset=False``)."""
+        return self._arrays["player"]
+
+    @property
+    def final_observation(self) -> np.ndarray:
+        """Rows of games that ended in the last ``step``: the last observation, as their last mover saw it."""
+        return self._arrays["final_obs"]
+
+    @property
+    def moves(self) -> np.ndarray:
+        """int32 ``[num_envs]``: player decisions made in each current game."""
+        return self._arrays["moves"]
+
+    # ----- running kernels over row ranges -----------------------------------------------------
+    def _over_rows(self, function, *args: Any) -> None:
+        """Run ``function(lo, hi, *args)`` over every row, split across ``threads`` threads. An
+        interrupt while waiting lets every range finish first, so each row is whole."""
+        if self.threads == 1 or self.num_envs < 2 * self.threads:
+            function(0, self.num_envs, *args)
+            return
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="fox_envs.batch")
+        bounds = np.linspace(0, self.num_envs, self.threads + 1).astype(int)
+        futures = [self._pool.submit(function, int(lo), int(hi), *args) for lo, hi in zip(bounds[:-1], bounds[1:])]
+        try:
+            for future in futures:
+                future.result()
+        finally:
+            wait(futures)
+
+    # ----- the API ------------------------------------------------------------------------------
+    def reset(self, seed: int | None = None) -> None:
+        """Start every game afresh; row i's chance outcomes come from a stream fixed by ``seed`` and i."""
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+            raise InvalidParameterError(f"{self.env_id}: bad seed {seed!r}; allowed: None or an integer >= 0")
+        streams = self._arrays["streams"]
+        seed_streams(streams, seed_words(None if seed is None else int(seed)), 0, self.num_envs)
+        self._arrays["last_hlen"][:] = -1
+        for name in ("rewards", "term", "trunc"):
+            self._arrays[name][...] = 0
+        self._over_rows(self._kernels.reset, np.ones(self.num_envs, np.bool_), self._common)
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Play one action per row: ``(rewards [B, num_players], terminated [B], truncated [B])``."""
+        values = self._checked_actions(actions)
+        self._step(values)
+        return self._arrays["rewards"], self._arrays["term"], self._arrays["trunc"]
+
+    def _checked_actions(self, actions: Any) -> np.ndarray:
+        values = np.asarray(actions)
+        if values.shape != (self.num_envs,):
+            raise ValueError(f"{self.env_id}: actions must have shape ({self.num_envs},), got {values.shape}")
+        if values.dtype.kind not in "iu":
+            row = 0
+            raise IllegalActionError(
+                f"{self.env_id}: row {row}: malformed action {values[row]!r} (array dtype {values.dtype}): "
+                f"actions are integers; {self._legal_text(row)}")
+        values = values.astype(np.int64, copy=False)
+        if values.dtype.kind == "u":
+            values = values.astype(np.int64)
+        bad = first_illegal(values, self._arrays["mask"], self._arrays["player"])
+        if bad >= 0:
+            message = self.core_state(bad)._illegal_message(int(values[bad]), int(values[bad]))
+            raise IllegalActionError(f"row {bad}: {message}")
+        return values
+
+    def _legal_text(self, row: int) -> str:
+        legal = np.flatnonzero(self._arrays["mask"][row])[:8]
+        return "legal actions of that row: " + (", ".join(map(str, legal)) if len(legal) else "none")
+
+    def _step(self, actions: np.ndarray, final_view: int = -1) -> None:
+        """Step every row with ``actions[i] >= 0`` (no checks; other rows keep their game)."""
+        self._over_rows(self._kernels.step, actions, self._common, self.max_moves, self.auto_reset, final_view)
+
+    def _restart(self, which: np.ndarray) -> None:
+        """Start a new game in the rows flagged by ``which`` (streams continue)."""
+        self._over_rows(self._kernels.reset, which, self._common)
+
+    def random_actions(self, rng: Any = None) -> np.ndarray:
+        """A uniformly random legal action per row (-1 for a finished game). Without ``rng`` each
+        row draws from its own stream; ``rng`` (a ``numpy.random.Generator`` or a seed) draws one
+        uniform per row."""
+        out = np.empty(self.num_envs, np.int64)
+        arrays = self._arrays
+        if rng is None:
+            pick_from_streams(arrays["legal"], arrays["nlegal"], arrays["streams"], out)
+        else:
+            generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+            pick_from_uniforms(arrays["legal"], arrays["nlegal"], generator.random(self.num_envs), out)
+        return out
+
+    # ----- bridge to the rules core -------------------------------------------------------------
+    def _row(self, i: Any) -> int:
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < self.num_envs:
+            raise IndexError(f"{self.env_id}: row {i!r} out of range 0..{self.num_envs - 1}")
+        return int(i)
+
+    def _replayed(self, history: np.ndarray) -> State:
+        state = self.game.new_initial_state()
+        for action in history.tolist():
+            state.apply_action(action)
+        return state
+
+    def core_state(self, i: int) -> State:
+        """The rules-core state of game i (a finished game, ``auto_reset=False``: its final state)."""
+        i = self._row(i)
+        arrays = self._arrays
+        if arrays["player"][i] == TERMINAL:
+            return self.final_core_state(i)
+        return self._replayed(arrays["hist"][i, :arrays["hlen"][i]])
+
+    def final_core_state(self, i: int) -> State:
+        """The rules-core state in which the last finished game of row i ended (terminal, or
+        truncated at ``max_moves``)."""
+        i = self._row(i)
+        n = int(self._arrays["last_hlen"][i])
+        if n < 0:
+            raise ValueError(f"{self.env_id}: row {i} has not finished a game since reset")
+        return self._replayed(self._arrays["last_hist"][i, :n])
+
+    def load(self, i: int, state: State) -> None:
+        """Game i continues from the rules-core ``state`` (same game and params)."""
+        i = self._row(i)
+        if not isinstance(state, State) or state.game != self.game:
+            raise InvalidStateError(f"{self.env_id}: load needs a state of {self.game!r}, got {state!r:.80}")
+        if state.is_terminal():
+            raise InvalidStateError(f"{self.env_id}: cannot load a finished game into row {i}")
+        history = state.history()
+        decisions = _count_decisions(self.game, history)
+        if decisions >= self.max_moves:
+            raise InvalidStateError(
+                f"{self.env_id}: the state has {decisions} decisions; this env truncates at max_moves={self.max_moves}")
+        if len(history) > self._arrays["hist"].shape[1]:
+            raise InvalidStateError(f"{self.env_id}: the state's history is longer than a game of this env can be")
+        self._kernels.replay(i, np.asarray(history, np.int16), self._common)
+
+    # ----- copying ------------------------------------------------------------------------------
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        state["_pool"] = None  # threads are not copied; a copy starts its own
+        del state["_common"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._common = tuple(self._arrays[name] for name in COMMON_FIELDS)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+    def __repr__(self) -> str:
+        return f"<BatchEnv {self.env_id} num_envs={self.num_envs} params={self.game.params}>"
+
+
+def _count_decisions(game: Game, history: list[int]) -> int:
+    """How many of ``history``'s entries are player decisions (not chance outcomes)."""
+    state = game.new_initial_state()
+    decisions = 0
+    for action in history:
+        decisions += not state.is_chance_node()
+        state.apply_action(action)
+    return decisions
+
+
+def threads_all_cores() -> int:
+    """The number of cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
