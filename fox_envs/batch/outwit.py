@@ -1,0 +1,428 @@
+"""Outwit batched kernels (the rules of ``fox_envs.games.outwit``, SPEC 2.2).
+
+Board, 10 columns ``a..j`` by 9 rows ``1..9``, square = (row-1)*10 + column (a1=0, j9=89)::
+
+    9 [ ][ ][ ] .  .  .  .  .  o  x       [ ] player_0's corner a7..c9
+    8 [ ][ ][ ] .  .  .  .  o  x  .       ( ) player_1's corner h1..j3
+    7 [ ][ ][ ] .  .  .  o  x  .  .       X / O the power chips
+    6  .  .  .  .  .  o  x  .  .  .
+    5  .  .  .  .  O  X  .  .  .  .
+    4  .  .  .  o  x  .  .  .  .  .
+    3  .  .  o  x  .  .  . ( )( )( )
+    2  .  o  x  .  .  .  . ( )( )( )
+    1  o  x  .  .  .  .  . ( )( )( )
+       a  b  c  d  e  f  g  h  i  j
+
+State of row ``i`` (structure of arrays)::
+
+    board[i, 0..89]    0 empty, 1 + 2*player + is_power (the chip on each square)
+    chips[i, p, 0..8]  the squares of player p's chips, index 0 its power chip
+    slot[i, 0..89]     the index into chips[i, owner] of the chip on each square
+    home[i, p]         p's chips inside its own corner (p wins after its move at 9)
+    tomove[i]          the player to move (kept when the row is finished; player[i] is TERMINAL)
+    passes[i]          consecutive passes just played
+    last[i]            the last action of the game (-1 before the first)
+    key[i]             Zobrist key of the chips (regular chips per player and square, power chip
+                       per player and square); ``key ^ LIGHT_KEY`` when player_1 is to move is the
+                       repetition key: exactly what the core's repetition rule compares
+    reps[i]            how often the current position has occurred (observation plane 9)
+
+Moves come from ray tables built here from SPEC 2.2 (``RAYS[p, square, direction]``: the
+squares a chip of p passes on an empty board, stopping at the edge, before the opponent's
+corner, and never leaving its own corner once the path is inside it); a regular chip takes the
+last empty square of each orthogonal ray before a chip, the power chip every empty square of
+its 8 rays before a chip.
+
+Observation (9, 10, 13) as the core's, square s at ``obs[s // 10, s % 10]``: 0 own regular
+chips, 1 own power chip, 2 opponent's regular chips, 3 opponent's power chip, 4 own corner,
+5 opponent's corner, 6 empty, 7 ones (the viewer is to move), 8 ones after a pass, 9 repetition
+count / 3, 10 history length / ``max_moves_default``, 11 / 12 the last move's from / to square.
+A step updates ``obs[i]`` in place: the viewer always changes, so the chip and corner squares
+swap sides, the moved chip's two squares, planes 8 / 9 when their value changes, plane 10,
+planes 11 / 12 at the old and new last squares; everything else stays.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from fox_envs.batch._rng import mix64
+from fox_envs.batch._rows import (EMPTY_KEY, ONE_KEY, TERMINAL, add_legal, begin_row, clear_legal,
+                                  clear_repetitions, count_position, keep_history, push_history)
+from fox_envs.batch.env import GameKernels
+
+# ----- tables (SPEC 2.2) -----------------------------------------------------------------------
+NUM_COLUMNS, NUM_ROWS = 10, 9
+NUM_SQUARES = NUM_COLUMNS * NUM_ROWS
+NUM_PLANES = 13
+CELLS = NUM_SQUARES * NUM_PLANES
+PASS = NUM_SQUARES * NUM_SQUARES  # 8100
+NUM_ACTIONS = PASS + 1
+
+
+def _sq(name: str) -> int:
+    return (int(name[1:]) - 1) * NUM_COLUMNS + "abcdefghij".index(name[0])
+
+
+def _corner(rows, columns) -> np.ndarray:
+    table = np.zeros(NUM_SQUARES, np.bool_)
+    for r in rows:
+        for c in columns:
+            table[r * NUM_COLUMNS + c] = True
+    return table
+
+
+CORNER = np.array([_corner((6, 7, 8), (0, 1, 2)), _corner((0, 1, 2), (7, 8, 9))], np.bool_)  # a7..c9, h1..j3
+CORNER_SQUARES = np.flatnonzero(CORNER[0] | CORNER[1]).astype(np.int32)
+START_POWER = np.array([_sq("f5"), _sq("e5")], np.int32)
+START_REGULAR = np.array([[_sq(n) for n in "b1 c2 d3 e4 g6 h7 i8 j9".split()],
+                          [_sq(n) for n in "a1 b2 c3 d4 f6 g7 h8 i9".split()]], np.int32)
+DIRECTIONS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1))  # orthogonal first
+
+
+def _ray(player: int, start: int, step: tuple[int, int]) -> list[int]:
+    row, column = divmod(start, NUM_COLUMNS)
+    inside = bool(CORNER[player, start])
+    squares = []
+    while True:
+        row, column = row + step[0], column + step[1]
+        if not (0 <= row < NUM_ROWS and 0 <= column < NUM_COLUMNS):
+            return squares
+        square = row * NUM_COLUMNS + column
+        if CORNER[1 - player, square] or (inside and not CORNER[player, square]):
+            return squares
+        inside = inside or bool(CORNER[player, square])
+        squares.append(square)
+
+
+RAYS = np.full((2, NUM_SQUARES, 8, 9), -1, np.int8)
+RAY_LENGTH = np.zeros((2, NUM_SQUARES, 8), np.int8)
+for _p in (0, 1):
+    for _s in range(NUM_SQUARES):
+        for _d, _step in enumerate(DIRECTIONS):
+            _squares = _ray(_p, _s, _step)
+            RAY_LENGTH[_p, _s, _d] = len(_squares)
+            RAYS[_p, _s, _d, :len(_squares)] = _squares
+MAX_LEGAL = int(RAY_LENGTH.sum(axis=2).max()) + 8 * 4  # the power chip's rays plus 4 per regular chip
+
+_zobrist = np.random.default_rng(20240526).integers(1, 2**63, size=(2 * 2 * NUM_SQUARES + 1,), dtype=np.int64)
+Z_REGULAR = _zobrist[:2 * NUM_SQUARES].reshape(2, NUM_SQUARES).astype(np.uint64)
+Z_POWER = _zobrist[2 * NUM_SQUARES:4 * NUM_SQUARES].reshape(2, NUM_SQUARES).astype(np.uint64)
+LIGHT_KEY = np.uint64(_zobrist[-1])
+
+
+def _start_key() -> np.uint64:
+    key = np.uint64(0)
+    for p in (0, 1):
+        key ^= Z_POWER[p, START_POWER[p]]
+        for s in START_REGULAR[p]:
+            key ^= Z_REGULAR[p, s]
+    return key
+
+
+START_KEY = _start_key()
+
+# ----- helpers ----------------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always")
+def _lookup(rep_keys, rep_counts, i, key) -> int:
+    """How often position ``key`` has occurred in row ``i`` (``count_position`` without counting)."""
+    key = key | ONE_KEY if key == EMPTY_KEY else key
+    size = rep_keys.shape[1]
+    slot = np.int64(mix64(key) & np.uint64(size - 1))
+    while True:
+        here = rep_keys[i, slot]
+        if here == key:
+            return rep_counts[i, slot]
+        if here == EMPTY_KEY:
+            return 0
+        slot = (slot + 1) & (size - 1)
+
+
+@njit(cache=True, inline="always")
+def _position_key(key, to_move) -> np.uint64:
+    return key ^ LIGHT_KEY if to_move == 1 else key
+
+
+@njit(cache=True, inline="always")
+def _start_row(i, board, chips, slot, home, tomove, passes, last, key, reps, common) -> None:
+    """The start position, player_0 to move, counted once for repetition."""
+    (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
+     legal, nlegal, rep_keys, rep_counts) = common
+    for s in range(NUM_SQUARES):
+        board[i, s] = 0
+        slot[i, s] = 0
+    for p in range(2):
+        s = START_POWER[p]
+        board[i, s] = 2 + 2 * p
+        chips[i, p, 0] = s
+        slot[i, s] = 0
+        for c in range(8):
+            s = START_REGULAR[p, c]
+            board[i, s] = 1 + 2 * p
+            chips[i, p, c + 1] = s
+            slot[i, s] = c + 1
+        home[i, p] = 0
+    tomove[i] = 0
+    passes[i] = 0
+    last[i] = -1
+    key[i] = START_KEY
+    moves[i] = 0
+    hlen[i] = 0
+    player[i] = 0
+    clear_repetitions(rep_keys, rep_counts, i)
+    reps[i] = count_position(rep_keys, rep_counts, i, START_KEY)
+
+
+@njit(cache=True, inline="always")
+def _write_legal(i, board, chips, tomove, mask, legal, nlegal) -> None:
+    """The mover's legal list: the power chip's stops, each regular chip's slide ends, else pass."""
+    clear_legal(mask, legal, nlegal, i)
+    p = tomove[i]
+    rays, lengths = RAYS[p], RAY_LENGTH[p]
+    s = chips[i, p, 0]
+    base = s * NUM_SQUARES
+    for d in range(8):
+        for k in range(lengths[s, d]):
+            t = rays[s, d, k]
+            if board[i, t] != 0:
+                break
+            add_legal(mask, legal, nlegal, i, base + t)
+    for c in range(1, 9):
+        s = chips[i, p, c]
+        base = s * NUM_SQUARES
+        for d in range(4):
+            end = -1
+            for k in range(lengths[s, d]):
+                t = rays[s, d, k]
+                if board[i, t] != 0:
+                    break
+                end = t
+            if end >= 0:
+                add_legal(mask, legal, nlegal, i, base + end)
+    if nlegal[i] == 0:
+        add_legal(mask, legal, nlegal, i, PASS)
+
+
+@njit(cache=True, inline="always")
+def _write_view(out, i, board, passes, last, reps, history_length, viewer, to_move_flag, scale) -> None:
+    """The core's observation tensor of row ``i`` for ``viewer`` into the flat row ``out``."""
+    pass_flag = np.float32(1.0 if passes[i] > 0 else 0.0)
+    rep_value = np.float32(min(reps, 3) / 3.0)
+    length_value = np.float32(min(1.0, history_length / scale)) if history_length > 0 else np.float32(0.0)
+    flag = np.float32(to_move_flag)
+    for s in range(NUM_SQUARES):
+        b = s * NUM_PLANES
+        code = board[i, s]
+        for k in range(4):
+            out[b + k] = 0.0
+        if code != 0:
+            owner = (code - 1) >> 1
+            out[b + (code - 1) % 2 + (0 if owner == viewer else 2)] = 1.0
+        out[b + 4] = 1.0 if CORNER[viewer, s] else 0.0
+        out[b + 5] = 1.0 if CORNER[1 - viewer, s] else 0.0
+        out[b + 6] = 1.0 if code == 0 else 0.0
+        out[b + 7] = flag
+        out[b + 8] = pass_flag
+        out[b + 9] = rep_value
+        out[b + 10] = length_value
+        out[b + 11] = 0.0
+        out[b + 12] = 0.0
+    a = last[i]
+    if history_length > 0 and a != PASS and a >= 0:
+        out[(a // NUM_SQUARES) * NUM_PLANES + 11] = 1.0
+        out[(a % NUM_SQUARES) * NUM_PLANES + 12] = 1.0
+
+
+@njit(cache=True, inline="always")
+def _chip_planes(out, b, code, viewer) -> None:
+    """Planes 0-3 and 6 of a square holding ``code`` (non-zero) for ``viewer``."""
+    out[b] = 0.0
+    out[b + 1] = 0.0
+    out[b + 2] = 0.0
+    out[b + 3] = 0.0
+    out[b + 6] = 0.0
+    out[b + (code - 1) % 2 + (0 if (code - 1) >> 1 == viewer else 2)] = 1.0
+
+
+@njit(cache=True, inline="always")
+def _update_view(out, i, board, chips, passes, last, reps, previous, history_length, viewer, scale) -> None:
+    """``out`` held the previous mover's view before action ``last[i]`` (``previous`` the action
+    before it); rewrite what differs for ``viewer`` (the other player) after it."""
+    other = 1 - viewer
+    a = last[i]
+    if a != PASS:  # the moved chip's origin is empty now
+        b = (a // NUM_SQUARES) * NUM_PLANES
+        out[b] = 0.0
+        out[b + 1] = 0.0
+        out[b + 2] = 0.0
+        out[b + 3] = 0.0
+        out[b + 6] = 1.0
+    for p in range(2):
+        for c in range(9):
+            s = chips[i, p, c]
+            _chip_planes(out, s * NUM_PLANES, board[i, s], viewer)
+    for k in range(CORNER_SQUARES.shape[0]):
+        s = CORNER_SQUARES[k]
+        b = s * NUM_PLANES
+        out[b + 4] = 1.0 if CORNER[viewer, s] else 0.0
+        out[b + 5] = 1.0 if CORNER[other, s] else 0.0
+    pass_flag = np.float32(1.0 if passes[i] > 0 else 0.0)
+    if out[8] != pass_flag:
+        for s in range(NUM_SQUARES):
+            out[s * NUM_PLANES + 8] = pass_flag
+    rep_value = np.float32(min(reps[i], 3) / 3.0)
+    if out[9] != rep_value:
+        for s in range(NUM_SQUARES):
+            out[s * NUM_PLANES + 9] = rep_value
+    length_value = np.float32(min(1.0, history_length / scale))
+    for s in range(NUM_SQUARES):
+        out[s * NUM_PLANES + 10] = length_value
+    if previous >= 0 and previous != PASS:
+        out[(previous // NUM_SQUARES) * NUM_PLANES + 11] = 0.0
+        out[(previous % NUM_SQUARES) * NUM_PLANES + 12] = 0.0
+    if a != PASS:
+        out[(a // NUM_SQUARES) * NUM_PLANES + 11] = 1.0
+        out[(a % NUM_SQUARES) * NUM_PLANES + 12] = 1.0
+
+
+@njit(cache=True, inline="always")
+def _apply(i, a, board, chips, slot, home, tomove, passes, last, key, reps, rep_keys, rep_counts) -> int:
+    """Play action ``a`` for the player to move; returns -1 if play goes on, the winner's seat,
+    or 2 for a draw (two passes, or the third occurrence of a position)."""
+    p = tomove[i]
+    if a == PASS:
+        passes[i] += 1
+    else:
+        passes[i] = 0
+        origin, target = a // NUM_SQUARES, a % NUM_SQUARES
+        code = board[i, origin]
+        c = slot[i, origin]
+        board[i, target] = code
+        board[i, origin] = 0
+        slot[i, target] = c
+        chips[i, p, c] = target
+        z = Z_POWER[p] if c == 0 else Z_REGULAR[p]
+        key[i] ^= z[origin] ^ z[target]
+        if CORNER[p, target] and not CORNER[p, origin]:
+            home[i, p] += 1
+    last[i] = a
+    q = 1 - p
+    tomove[i] = q
+    if home[i, p] == 9:
+        reps[i] = _lookup(rep_keys, rep_counts, i, _position_key(key[i], q))
+        return p
+    if passes[i] >= 2:
+        reps[i] = _lookup(rep_keys, rep_counts, i, _position_key(key[i], q))
+        return 2
+    count = count_position(rep_keys, rep_counts, i, _position_key(key[i], q))
+    reps[i] = count
+    return 2 if count >= 3 else -1
+
+
+# ----- kernels ----------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def reset_rows(lo, hi, which, board, chips, slot, home, tomove, passes, last, key, reps, common, scale) -> None:
+    obs, mask, legal, nlegal = common[0], common[1], common[13], common[14]
+    flat = obs.reshape((obs.shape[0], CELLS))
+    for i in range(lo, hi):
+        if which[i]:
+            _start_row(i, board, chips, slot, home, tomove, passes, last, key, reps, common)
+            _write_legal(i, board, chips, tomove, mask, legal, nlegal)
+            _write_view(flat[i], i, board, passes, last, reps[i], 0, 0, 1.0, scale)
+
+
+@njit(cache=True, nogil=True)
+def step_rows(lo, hi, actions, board, chips, slot, home, tomove, passes, last, key, reps, common, max_moves,
+              auto_reset, final_view, scale) -> None:
+    (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
+     legal, nlegal, rep_keys, rep_counts) = common
+    flat = obs.reshape((obs.shape[0], CELLS))
+    final_flat = final_obs.reshape((final_obs.shape[0], CELLS))
+    for i in range(lo, hi):
+        begin_row(rewards, term, trunc, i)
+        a = actions[i]
+        if a < 0 or player[i] < 0:
+            continue
+        mover = player[i]
+        previous = last[i]
+        push_history(hist, hlen, i, a)
+        moves[i] += 1
+        result = _apply(i, a, board, chips, slot, home, tomove, passes, last, key, reps, rep_keys, rep_counts)
+        if result < 0 and moves[i] < max_moves:
+            player[i] = 1 - mover
+            _write_legal(i, board, chips, tomove, mask, legal, nlegal)
+            _update_view(flat[i], i, board, chips, passes, last, reps, previous, hlen[i], 1 - mover, scale)
+            continue
+        if result >= 0:
+            term[i] = True
+            if result < 2:
+                rewards[i, result] = 1.0
+                rewards[i, 1 - result] = -1.0
+        else:
+            trunc[i] = True
+        viewer = mover if final_view < 0 else final_view
+        flag = 1.0 if result < 0 and viewer == tomove[i] else 0.0
+        _write_view(final_flat[i], i, board, passes, last, reps[i], hlen[i], viewer, flag, scale)
+        keep_history(hist, hlen, last_hist, last_hlen, i)
+        if auto_reset:
+            _start_row(i, board, chips, slot, home, tomove, passes, last, key, reps, common)
+            _write_legal(i, board, chips, tomove, mask, legal, nlegal)
+            _write_view(flat[i], i, board, passes, last, reps[i], 0, 0, 1.0, scale)
+        else:
+            player[i] = TERMINAL
+            clear_legal(mask, legal, nlegal, i)
+            flat[i, :] = final_flat[i, :]
+
+
+@njit(cache=True, nogil=True)
+def replay_row(i, history, board, chips, slot, home, tomove, passes, last, key, reps, common, scale) -> None:
+    (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
+     legal, nlegal, rep_keys, rep_counts) = common
+    _start_row(i, board, chips, slot, home, tomove, passes, last, key, reps, common)
+    for a in history:
+        push_history(hist, hlen, i, a)
+        moves[i] += 1
+        _apply(i, a, board, chips, slot, home, tomove, passes, last, key, reps, rep_keys, rep_counts)
+    player[i] = tomove[i]
+    _write_legal(i, board, chips, tomove, mask, legal, nlegal)
+    flat = obs.reshape((obs.shape[0], CELLS))
+    _write_view(flat[i], i, board, passes, last, reps[i], hlen[i], tomove[i], 1.0, scale)
+
+
+class OutwitKernels(GameKernels):
+    max_legal = MAX_LEGAL
+
+    def allocate(self, num_envs: int) -> None:
+        self.board = np.zeros((num_envs, NUM_SQUARES), np.int8)
+        self.chips = np.zeros((num_envs, 2, 9), np.int8)
+        self.slot = np.zeros((num_envs, NUM_SQUARES), np.int8)
+        self.home = np.zeros((num_envs, 2), np.int8)
+        self.tomove = np.zeros(num_envs, np.int8)
+        self.passes = np.zeros(num_envs, np.int8)
+        self.last = np.full(num_envs, -1, np.int32)
+        self.key = np.zeros(num_envs, np.uint64)
+        self.reps = np.zeros(num_envs, np.int32)
+        self.scale = float(self.game.max_moves_default)
+
+    def _arrays(self) -> tuple:
+        return (self.board, self.chips, self.slot, self.home, self.tomove, self.passes, self.last, self.key,
+                self.reps)
+
+    def history_capacity(self, max_moves: int) -> int:
+        return max_moves  # no chance events
+
+    def positions_per_game(self, max_moves: int) -> int:
+        return max_moves + 1
+
+    def reset(self, lo, hi, which, common) -> None:
+        reset_rows(lo, hi, which, *self._arrays(), common, self.scale)
+
+    def step(self, lo, hi, actions, common, max_moves, auto_reset, final_view) -> None:
+        step_rows(lo, hi, actions, *self._arrays(), common, max_moves, auto_reset, final_view, self.scale)
+
+    def replay(self, i, history, common) -> None:
+        replay_row(i, history, *self._arrays(), common, self.scale)
