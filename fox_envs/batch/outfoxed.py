@@ -1,0 +1,578 @@
+"""Outfoxed batched kernels (the rules of ``fox_envs.games.outfoxed``, SPEC 2.5).
+
+The table and the race track::
+
+      square 1        square 2        square 3         race track (one lane per colour)
+    +---------+     +---------+     +---------+        brown  0 1 2 3 4 5 [6]
+    | cards   |     | cards   |     | cards   |        black  0 1 2 3 4 5 [6]
+    | + chips |     | + chips |     | + chips |        ...    (6 = finish)
+    +---------+     +---------+     +---------+
+    winner moves 1  winner moves 2  winner moves 3
+
+State of row ``i``: one int16 row ``st[i]`` (fields at the offsets below) and ``forb[i]``::
+
+    st[i, PHASE]            the core's phase (KEEP, PUT, CALLING, CHIPPING, SHOW, OVER; FIRST
+                            and DEAL are chance phases, never left pending after a step)
+    st[i, PICKS]            scoring picks made in the current pick phase (0..6)
+    st[i, ROUND], FIRST     the round (1..max_rounds, 0 while picking) and its first player
+    st[i, DEALT]            cards dealt this round (0..22: the first player's 12, then 10)
+    st[i, TURN]             turns completed this round (0..18)
+    st[i, LAST + p]         table index of seat p's latest card this round (-1: none)
+    st[i, CHIP_CARD], CHIP_PLAYER   the card whose chip is to be chosen and who chooses
+    st[i, PEND_C], PEND_S   the first player's special-turn card (colour, square), -1 none
+    st[i, FINISHED]         1 once a fox reached 6
+    st[i, NCARDS]           cards on the table this round (at most 18 puts + 2 shows)
+    st[i, KEPT + 6p + c]    seat p's kept scoring cards of colour c
+    st[i, HANDS + 6p + c]   seat p's hand
+    st[i, DECK + c]         deck cards left of colour c (this round's shuffle)
+    st[i, FOXES + c]        fox c's track position (0..6)
+    st[i, STATS + 4p + k]   seat p's cards called true, called lies, calls made, call chances
+    st[i, CARDS + 6k + f]   table card k: square (1..3), owner, face, declared (-1 for a
+                            special-turn card), chip (the effective colour), face up (0/1)
+    st[i, SCRATCH + c]      scratch counts (round-end square counts)
+    forb[i]                 the forbidden scoring multisets as bits (MULTISETS order)
+
+The observation (286 floats, the core's ``OBS_LAYOUT``) is written whole for the player to
+move after each step (``_write_view``): it depends on the viewer (hand, kept cards, own face-down
+faces), and the viewer changes nearly every decision. The table sums are counted as integers in
+the float slots and then replaced by the core's own float64 sums of ``TABLE_SCALE`` rounded to
+float32 (``TABLE_VALUE``), so every value is bit for bit the core's.
+
+A step: the decision, then the chance nodes it leads to, drawn from the row's own stream (first
+player 1/2 each; a deal proportional to the deck left), then the end checks (game over, else
+``max_moves``).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from fox_envs.batch._rng import CHANCE_STREAM, below
+from fox_envs.batch._rows import TERMINAL, add_legal, begin_row, clear_legal, keep_history, push_history
+from fox_envs.batch.env import GameKernels
+from fox_envs.games.outfoxed import (CALL, CALLING, CARDS_PER_COLOUR, CHIP0, CHIPPING, COMPLETIONS, DEAL, FINISH,
+                                     FIRST, FIRST_HAND, KEEP, MULTISET_INDEX, MULTISETS, O_CALLABLE, O_CHIP,
+                                     O_CHIP_FACE, O_FIRST, O_FORBIDDEN, O_FOX, O_HAND, O_KEPT, O_MY_LAST, O_OWN_FACE,
+                                     O_PENDING, O_PHASE, O_PICKS, O_ROUND, O_SEAT, O_SIZES, O_STATS, O_TABLE, O_TURN,
+                                     O_UP_FACE, OBS_SIZE, OVER, PASS, PUT, PUT0, PUT_TABLE, SECOND_HAND, SHOW, SHOW0,
+                                     SHOW_TABLE, TABLE_SCALE, TRUE_PUT_TABLE, TURNS_PER_ROUND, OutfoxedGame)
+
+# ----- row layout ---------------------------------------------------------------------------------
+PHASE, PICKS, ROUND, FIRST_P, DEALT, TURN, LAST, CHIP_CARD, CHIP_PLAYER, PEND_C, PEND_S, FINISHED, NCARDS = (
+    0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13)
+KEPT, HANDS, DECK, FOXES, STATS, SCRATCH = 16, 28, 40, 46, 52, 60
+MAX_CARDS = TURNS_PER_ROUND + 2
+CARDS = 66
+WIDTH = CARDS + 6 * MAX_CARDS
+DEAL_TOTAL = FIRST_HAND + SECOND_HAND
+NUM_MULTISETS = len(MULTISETS)
+
+# ----- tables built from the core's ---------------------------------------------------------------
+def _code(counts) -> int:
+    """Base-4 code of per-colour counts (each 0..3)."""
+    return sum(int(n) * 4 ** c for c, n in enumerate(counts))
+
+
+# COMPLETION_BITS[code of a player's partial picks, colour]: the MULTISETS that contain those
+# picks plus colour, as bits (the core's COMPLETIONS).
+COMPLETION_BITS = np.zeros((4 ** 6, 6), np.uint64)
+for _partial, _per_colour in COMPLETIONS.items():
+    for _colour, _indices in enumerate(_per_colour):
+        COMPLETION_BITS[_code(_partial), _colour] = np.uint64(sum(1 << k for k in _indices))
+MULTISET_OF_CODE = np.full(4 ** 6, -1, np.int16)  # the MULTISETS index of three picks
+for _counts, _index in MULTISET_INDEX.items():
+    MULTISET_OF_CODE[_code(_counts)] = _index
+POW4 = np.array([4 ** c for c in range(6)], np.int64)
+
+
+def _padded(table) -> tuple[np.ndarray, np.ndarray]:
+    width = max(len(row) for row in table)
+    out = np.zeros((len(table), width), np.int16)
+    sizes = np.zeros(len(table), np.int16)
+    for k, row in enumerate(table):
+        out[k, :len(row)] = row
+        sizes[k] = len(row)
+    return out, sizes
+
+
+PUTS, PUTS_N = _padded(PUT_TABLE)  # [hand colours as bits] -> the core's sorted legal puts
+TRUE_PUTS, TRUE_PUTS_N = _padded(TRUE_PUT_TABLE)
+SHOWS, SHOWS_N = _padded(SHOW_TABLE)
+MAX_LEGAL = max(PUTS.shape[1], TRUE_PUTS.shape[1], SHOWS.shape[1], 6)
+
+
+def _table_values(n: int) -> np.ndarray:
+    """``TABLE_VALUE[k]``: k cards summed as the core sums them (float64 += TABLE_SCALE), as float32."""
+    values, total = [], 0.0
+    for _ in range(n + 1):
+        values.append(total)
+        total += TABLE_SCALE
+    return np.array(values, np.float32)
+
+
+TABLE_VALUE = _table_values(MAX_CARDS)
+PHASE_SLOT = np.array((0, 5, 5, 1, 2, 3, 4, 5), np.int64)  # the core's O_PHASE slot of each phase
+TABLE_SLOTS = 18 * 4  # O_TABLE .. O_TABLE + 71, then O_OWN_FACE 18, O_UP_FACE 18 (contiguous)
+assert O_OWN_FACE == O_TABLE + TABLE_SLOTS and O_UP_FACE == O_OWN_FACE + 18
+
+
+# ----- small helpers ------------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _mover(r) -> int:
+    """The seat whose put-and-declare turn it is."""
+    return r[FIRST_P] if r[TURN] % 2 == 0 else 1 - r[FIRST_P]
+
+
+@njit(cache=True, inline="always")
+def _current(r) -> int:
+    ph = r[PHASE]
+    if ph == PUT or ph == CALLING:
+        return _mover(r)
+    if ph == CHIPPING:
+        return r[CHIP_PLAYER]
+    if ph == SHOW:
+        return r[FIRST_P] if r[PEND_C] < 0 else 1 - r[FIRST_P]
+    if ph == KEEP:
+        return 0 if r[PICKS] < 3 else 1
+    return TERMINAL  # OVER (chance phases never stay pending)
+
+
+@njit(cache=True, inline="always")
+def _hand_bits(r, p: int) -> int:
+    h = HANDS + 6 * p
+    bits = 0
+    for c in range(6):
+        if r[h + c] > 0:
+            bits |= 1 << c
+    return bits
+
+
+@njit(cache=True, inline="always")
+def _kept_code(r, p: int) -> int:
+    code = 0
+    for c in range(6):
+        code += r[KEPT + 6 * p + c] * POW4[c]
+    return code
+
+
+@njit(cache=True, inline="always")
+def _start_round(r) -> None:
+    """Shuffle the deck (everything but the kept cards) and start dealing."""
+    for c in range(6):
+        r[DECK + c] = CARDS_PER_COLOUR - r[KEPT + c] - r[KEPT + 6 + c]
+        r[HANDS + c] = 0
+        r[HANDS + 6 + c] = 0
+    r[NCARDS] = 0
+    r[DEALT] = 0
+    r[TURN] = 0
+    r[LAST] = -1
+    r[LAST + 1] = -1
+    r[PEND_C] = -1
+    r[PEND_S] = -1
+    r[PHASE] = DEAL
+
+
+@njit(cache=True, inline="always")
+def _start_row(r, forb, i) -> None:
+    for k in range(WIDTH):
+        r[k] = 0
+    r[FIRST_P] = -1
+    r[LAST] = -1
+    r[LAST + 1] = -1
+    r[CHIP_CARD] = -1
+    r[CHIP_PLAYER] = -1
+    r[PEND_C] = -1
+    r[PEND_S] = -1
+    r[PHASE] = KEEP
+    forb[i] = np.uint64(0)
+
+
+@njit(cache=True, inline="always")
+def _end_turn(r) -> None:
+    t = r[TURN] + 1
+    r[TURN] = t
+    r[PHASE] = SHOW if t == TURNS_PER_ROUND else PUT
+
+
+@njit(cache=True, inline="always")
+def _add_card(r, square, owner, face, declared, chip, up) -> int:
+    n = r[NCARDS]
+    b = CARDS + 6 * n
+    r[b] = square
+    r[b + 1] = owner
+    r[b + 2] = face
+    r[b + 3] = declared
+    r[b + 4] = chip
+    r[b + 5] = up
+    r[NCARDS] = n + 1
+    return n
+
+
+@njit(cache=True, inline="always")
+def _end_round(r, max_rounds: int) -> None:
+    """Square 1's winner moves 1, square 2's 2, square 3's 3; stop the moment a fox reaches 6."""
+    n = r[NCARDS]
+    for square in range(1, 4):
+        for c in range(6):
+            r[SCRATCH + c] = 0
+        for k in range(n):
+            b = CARDS + 6 * k
+            if r[b] == square:
+                r[SCRATCH + r[b + 4]] += 1
+        # the highest count held by exactly one colour (colours without cards do not count)
+        winner, best = -1, 0
+        for c in range(6):
+            m = r[SCRATCH + c]
+            if m > best:
+                unique = True
+                for d in range(6):
+                    if d != c and r[SCRATCH + d] == m:
+                        unique = False
+                if unique:
+                    winner, best = c, m
+        if winner >= 0:
+            f = min(FINISH, r[FOXES + winner] + square)
+            r[FOXES + winner] = f
+            if f == FINISH:
+                r[FINISHED] = 1
+                break
+    if r[FINISHED] or r[ROUND] >= max_rounds:
+        r[PHASE] = OVER
+    else:
+        r[ROUND] += 1
+        r[FIRST_P] = 1 - r[FIRST_P]
+        _start_round(r)
+
+
+@njit(cache=True, inline="always")
+def _apply(r, forb, i, a: int, max_rounds: int) -> None:
+    """The core's ``_apply_action`` for a decision or a chance outcome."""
+    ph = r[PHASE]
+    if ph == DEAL:
+        d = r[DEALT]
+        receiver = r[FIRST_P] if d < FIRST_HAND else 1 - r[FIRST_P]
+        r[HANDS + 6 * receiver + a] += 1
+        r[DECK + a] -= 1
+        r[DEALT] = d + 1
+        if d + 1 == DEAL_TOTAL:
+            r[PHASE] = PUT
+    elif ph == PUT:
+        code = a - PUT0
+        square, colour, declared = code // 36 + 1, code % 36 // 6, code % 6
+        p = _mover(r)
+        r[HANDS + 6 * p + colour] -= 1
+        up = 1 if r[TURN] == TURNS_PER_ROUND - 1 else 0
+        r[LAST + p] = _add_card(r, square, p, colour, declared, declared, up)
+        target = r[LAST + 1 - p]
+        if target >= 0 and r[CARDS + 6 * target + 5] == 0:
+            r[PHASE] = CALLING
+        else:
+            _end_turn(r)
+    elif ph == CALLING:
+        p = _mover(r)
+        r[STATS + 4 * p + 3] += 1
+        if a == PASS:
+            _end_turn(r)
+            return
+        r[STATS + 4 * p + 2] += 1
+        o = 1 - p
+        target = r[LAST + o]
+        b = CARDS + 6 * target
+        r[b + 5] = 1
+        r[PHASE] = CHIPPING
+        if r[b + 2] != r[b + 4]:  # a lie: the caller chooses its chip
+            r[STATS + 4 * o + 1] += 1
+            r[CHIP_CARD] = target
+            r[CHIP_PLAYER] = p
+        else:  # the truth: the caller's card is turned up, the opponent chooses its chip
+            r[STATS + 4 * o] += 1
+            own = r[LAST + p]
+            r[CARDS + 6 * own + 5] = 1
+            r[CHIP_CARD] = own
+            r[CHIP_PLAYER] = o
+    elif ph == CHIPPING:
+        r[CARDS + 6 * r[CHIP_CARD] + 4] = a - CHIP0
+        r[CHIP_CARD] = -1
+        r[CHIP_PLAYER] = -1
+        _end_turn(r)
+    elif ph == SHOW:
+        code = a - SHOW0
+        colour, square = code % 6, code // 6 + 1
+        if r[PEND_C] < 0:
+            r[PEND_C] = colour
+            r[PEND_S] = square
+            return
+        f = r[FIRST_P]
+        pc = r[PEND_C]
+        r[HANDS + 6 * f + pc] -= 1
+        _add_card(r, r[PEND_S], f, pc, -1, pc, 1)
+        r[HANDS + 6 * (1 - f) + colour] -= 1
+        _add_card(r, square, 1 - f, colour, -1, colour, 1)
+        r[PEND_C] = -1
+        r[PEND_S] = -1
+        _end_round(r, max_rounds)
+    elif ph == KEEP:
+        picks = r[PICKS]
+        p = 0 if picks < 3 else 1
+        r[KEPT + 6 * p + a] += 1
+        picks += 1
+        r[PICKS] = picks
+        if picks < 6:
+            return
+        same = True
+        for c in range(6):
+            if r[KEPT + c] != r[KEPT + 6 + c]:
+                same = False
+        nforb = 0
+        bits = forb[i]
+        for k in range(NUM_MULTISETS):
+            if (bits >> np.uint64(k)) & np.uint64(1):
+                nforb += 1
+        if same and nforb < NUM_MULTISETS - 1:
+            forb[i] = bits | (np.uint64(1) << np.uint64(MULTISET_OF_CODE[_kept_code(r, 0)]))
+            for k in range(12):
+                r[KEPT + k] = 0
+            r[PICKS] = 0
+            return
+        r[PHASE] = FIRST
+    elif ph == FIRST:
+        r[FIRST_P] = a
+        r[ROUND] = 1
+        _start_round(r)
+
+
+@njit(cache=True, inline="always")
+def _resolve(r, forb, i, streams, hist, hlen, max_rounds: int) -> None:
+    """Draw the chance nodes until a player is to move (or the game is over)."""
+    while True:
+        ph = r[PHASE]
+        if ph == DEAL:
+            total = 0
+            for c in range(6):
+                total += r[DECK + c]
+            x = np.int64(below(streams, i, CHANCE_STREAM, total))
+            a = np.int64(0)
+            while x >= r[DECK + a]:
+                x -= r[DECK + a]
+                a += 1
+        elif ph == FIRST:
+            a = np.int64(below(streams, i, CHANCE_STREAM, 2))
+        else:
+            return
+        push_history(hist, hlen, i, a)
+        _apply(r, forb, i, a, max_rounds)
+
+
+@njit(cache=True, inline="always")
+def _write_view(out, r, fbits, v: int, max_rounds: int) -> None:
+    """The core's ``observation_tensor(v)`` of this position into ``out``."""
+    for k in range(OBS_SIZE):
+        out[k] = 0.0
+    o = 1 - v
+    hand_v, hand_o = 0, 0
+    for c in range(6):
+        h = r[HANDS + 6 * v + c]
+        hand_v += h
+        hand_o += r[HANDS + 6 * o + c]
+        out[O_HAND + c] = h / 12.0
+        out[O_KEPT + c] = r[KEPT + 6 * v + c] / 3.0
+        out[O_FOX + c * 7 + r[FOXES + c]] = 1.0
+    n = r[NCARDS]
+    for k in range(n):  # counts first, turned into the core's sums below
+        b = CARDS + 6 * k
+        s1 = r[b] - 1
+        up = r[b + 5]
+        if r[b + 1] == v:
+            group = 0 if up else 1
+        else:
+            group = 2 if up else 3
+        out[O_TABLE + (s1 * 6 + r[b + 4]) * 4 + group] += 1.0
+        if up:
+            out[O_UP_FACE + s1 * 6 + r[b + 2]] += 1.0
+        elif r[b + 1] == v:
+            out[O_OWN_FACE + s1 * 6 + r[b + 2]] += 1.0
+    if n:
+        for k in range(O_TABLE, O_TABLE + TABLE_SLOTS + 36):
+            out[k] = TABLE_VALUE[int(out[k])]
+    ph = r[PHASE]
+    if ph == CALLING and _mover(r) == v:
+        b = CARDS + 6 * r[LAST + o]
+        out[O_CALLABLE + r[b] - 1] = 1.0
+        out[O_CALLABLE + 3 + r[b + 4]] = 1.0
+    own = r[LAST + v]
+    if own >= 0:
+        b = CARDS + 6 * own
+        out[O_MY_LAST + r[b] - 1] = 1.0
+        out[O_MY_LAST + 3 + r[b + 2]] = 1.0
+    if _current(r) != v:
+        out[O_PHASE + 5] = 1.0
+    else:
+        out[O_PHASE + PHASE_SLOT[ph]] = 1.0
+        if ph == CHIPPING:
+            b = CARDS + 6 * r[CHIP_CARD]
+            out[O_CHIP + r[b] - 1] = 1.0
+            out[O_CHIP + (3 if r[b + 1] == v else 4)] = 1.0
+            out[O_CHIP_FACE + r[b + 2]] = 1.0
+    out[O_ROUND] = r[ROUND] / max_rounds
+    out[O_TURN] = r[TURN] / TURNS_PER_ROUND
+    out[O_FIRST] = 1.0 if r[FIRST_P] == v else 0.0
+    out[O_SEAT] = v
+    out[O_PICKS] = r[PICKS] / 6.0
+    out[O_SIZES] = hand_v / 12.0
+    out[O_SIZES + 1] = hand_o / 12.0
+    if fbits:
+        for k in range(NUM_MULTISETS):
+            if (fbits >> np.uint64(k)) & np.uint64(1):
+                out[O_FORBIDDEN + k] = 1.0
+    if r[PEND_C] >= 0 and v == r[FIRST_P]:
+        out[O_PENDING + (r[PEND_S] - 1) * 6 + r[PEND_C]] = 1.0
+    base = O_STATS
+    for seat in (v, o):
+        for k in range(4):
+            x = r[STATS + 4 * seat + k]
+            out[base] = x / (x + 10.0)
+            base += 1
+
+
+@njit(cache=True, inline="always")
+def _publish(i, r, forb, mask, legal, nlegal, obs, player, max_rounds: int) -> None:
+    """Player, legal list and observation of row ``i`` for the player to move."""
+    clear_legal(mask, legal, nlegal, i)
+    ph = r[PHASE]
+    p = _current(r)
+    player[i] = p
+    if ph == PUT:
+        bits = _hand_bits(r, p)
+        if r[TURN] == TURNS_PER_ROUND - 1:
+            for k in range(TRUE_PUTS_N[bits]):
+                add_legal(mask, legal, nlegal, i, TRUE_PUTS[bits, k])
+        else:
+            for k in range(PUTS_N[bits]):
+                add_legal(mask, legal, nlegal, i, PUTS[bits, k])
+    elif ph == CALLING:
+        add_legal(mask, legal, nlegal, i, CALL)
+        add_legal(mask, legal, nlegal, i, PASS)
+    elif ph == CHIPPING:
+        for c in range(6):
+            add_legal(mask, legal, nlegal, i, CHIP0 + c)
+    elif ph == SHOW:
+        bits = _hand_bits(r, p)
+        for k in range(SHOWS_N[bits]):
+            add_legal(mask, legal, nlegal, i, SHOWS[bits, k])
+    elif ph == KEEP:
+        code = _kept_code(r, p)
+        allowed = ~forb[i]
+        for c in range(6):
+            if COMPLETION_BITS[code, c] & allowed:
+                add_legal(mask, legal, nlegal, i, c)
+    _write_view(obs[i], r, forb[i], p, max_rounds)
+
+
+@njit(cache=True, inline="always")
+def _returns(r, rewards, i) -> None:
+    """The core's ``returns()`` of a finished game into ``rewards[i]``."""
+    if not r[FINISHED]:
+        return
+    s0, s1 = 0, 0
+    for c in range(6):
+        s0 += r[KEPT + c] * r[FOXES + c]
+        s1 += r[KEPT + 6 + c] * r[FOXES + c]
+    if s0 != s1:
+        w = 0 if s0 > s1 else 1
+        rewards[i, w] = 1.0
+        rewards[i, 1 - w] = -1.0
+
+
+# ----- the kernels ----------------------------------------------------------------------------
+@njit(cache=True, nogil=True)
+def reset_rows(lo, hi, which, st, forb, common, max_rounds) -> None:
+    (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
+     legal, nlegal, rep_keys, rep_counts) = common
+    for i in range(lo, hi):
+        if which[i]:
+            r = st[i]
+            _start_row(r, forb, i)
+            moves[i] = 0
+            hlen[i] = 0
+            _publish(i, r, forb, mask, legal, nlegal, obs, player, max_rounds)
+
+
+@njit(cache=True, nogil=True)
+def step_rows(lo, hi, actions, st, forb, common, max_moves, auto_reset, final_view, max_rounds) -> None:
+    (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
+     legal, nlegal, rep_keys, rep_counts) = common
+    for i in range(lo, hi):
+        begin_row(rewards, term, trunc, i)
+        a = actions[i]
+        if a < 0 or player[i] < 0:
+            continue
+        mover = player[i]
+        r = st[i]
+        push_history(hist, hlen, i, a)
+        moves[i] += 1
+        _apply(r, forb, i, a, max_rounds)
+        _resolve(r, forb, i, streams, hist, hlen, max_rounds)
+        over = r[PHASE] == OVER
+        if not over and moves[i] < max_moves:
+            _publish(i, r, forb, mask, legal, nlegal, obs, player, max_rounds)
+            continue
+        if over:
+            term[i] = True
+            _returns(r, rewards, i)
+        else:
+            trunc[i] = True
+        _write_view(final_obs[i], r, forb[i], mover if final_view < 0 else final_view, max_rounds)
+        keep_history(hist, hlen, last_hist, last_hlen, i)
+        if auto_reset:
+            _start_row(r, forb, i)
+            moves[i] = 0
+            _publish(i, r, forb, mask, legal, nlegal, obs, player, max_rounds)
+        else:
+            player[i] = TERMINAL
+            clear_legal(mask, legal, nlegal, i)
+            obs[i] = final_obs[i]
+
+
+@njit(cache=True, nogil=True)
+def replay_row(i, history, st, forb, common, max_rounds) -> None:
+    (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
+     legal, nlegal, rep_keys, rep_counts) = common
+    r = st[i]
+    _start_row(r, forb, i)
+    moves[i] = 0
+    hlen[i] = 0
+    for a in history:
+        push_history(hist, hlen, i, a)
+        ph = r[PHASE]
+        if ph != DEAL and ph != FIRST:
+            moves[i] += 1
+        _apply(r, forb, i, a, max_rounds)
+    _resolve(r, forb, i, streams, hist, hlen, max_rounds)
+    _publish(i, r, forb, mask, legal, nlegal, obs, player, max_rounds)
+
+
+class OutfoxedKernels(GameKernels):
+    max_legal = MAX_LEGAL  # 108: up to 6 colours in hand x 3 squares x 6 declared colours
+
+    def __init__(self, game: OutfoxedGame) -> None:
+        super().__init__(game)
+        self.max_rounds = int(game.max_rounds)
+
+    def allocate(self, num_envs: int) -> None:
+        self.st = np.zeros((num_envs, WIDTH), np.int16)
+        self.forb = np.zeros(num_envs, np.uint64)
+
+    def history_capacity(self, max_moves: int) -> int:
+        # a round takes at least 20 decisions (18 puts, 2 shows) after at least 6 scoring picks;
+        # its chance outcomes are its 22 deals, plus the first player once
+        rounds = min(self.max_rounds, max_moves // 20 + 1)
+        return max_moves + 1 + DEAL_TOTAL * rounds
+
+    def reset(self, lo, hi, which, common) -> None:
+        reset_rows(lo, hi, which, self.st, self.forb, common, self.max_rounds)
+
+    def step(self, lo, hi, actions, common, max_moves, auto_reset, final_view) -> None:
+        step_rows(lo, hi, actions, self.st, self.forb, common, max_moves, auto_reset, final_view, self.max_rounds)
+
+    def replay(self, i, history, common) -> None:
+        replay_row(i, history, self.st, self.forb, common, self.max_rounds)
