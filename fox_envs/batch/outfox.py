@@ -86,6 +86,17 @@ def _legal_points(occ: int) -> int:
 
 
 @njit(cache=True, inline="always")
+def _list_points(points, i: int, bits: int) -> None:
+    """``points[i]``: the count of the set bits of ``bits``, then those points in order."""
+    count = 0
+    for p in range(NUM_POINTS):
+        if (bits >> p) & 1:
+            count += 1
+            points[i, count] = p
+    points[i, 0] = count
+
+
+@njit(cache=True, inline="always")
 def _line_through(board_row, point: int) -> bool:
     for k in range(LT_COUNT[point]):
         x = board_row[LT_PTS[point, k, 0]]
@@ -157,10 +168,76 @@ def _write_view(out, board_row, hands_row, to_move: int, ph: int, pl: int, over:
 
 
 @njit(cache=True, inline="always")
-def _publish(i, board, occ, hands, phase, placed, points: int, n: int, scale: float, common) -> None:
-    """Mask, legal list and observation of row ``i`` for the player to move. ``points``: the legal
-    placement points (placement decision)."""
-    obs, mask, player, legal, nlegal = common[0], common[1], common[2], common[13], common[14]
+def _fill_plane(out, k: int, value: float) -> None:
+    """A constant plane: ``value`` in all 25 cells."""
+    for r in range(5):
+        for q in range(5):
+            out[r, q, k] = value
+
+
+@njit(cache=True, inline="always")
+def _write_hands(out, hands_row, viewer: int, n: int, scale: float) -> None:
+    """The hand planes seen from ``viewer``: into the corner cell, then copied to the others."""
+    corner = out[0, 0]
+    for k in range(n):
+        seat = (viewer + k) % n
+        for t in range(NUM_TYPES):
+            corner[17 + 9 * k + t] = hands_row[seat, t] * scale
+    top = 17 + 9 * n
+    for r in range(5):
+        for q in range(5):
+            if r == 0 and q == 0:
+                continue
+            cell = out[r, q]
+            for k in range(17, top):
+                cell[k] = corner[k]
+
+
+@njit(cache=True, inline="always")
+def _set_piece(out, p: int, b: int, value: float) -> None:
+    """Point ``p``'s planes for piece type ``b`` (``value`` 1: the piece is there, 0: it left)."""
+    cell = out[CELL_R[p], CELL_Q[p]]
+    cell[b] = value
+    cell[9 + b // 3] = value
+    cell[12 + b % 3] = value
+    cell[15] = 1.0 - value
+
+
+@njit(cache=True, inline="always")
+def _update_view(out, board_row, hands_row, a: int, mover: int, seat: int, was_placed: int, n: int,
+                 scale: float) -> None:
+    """The view of the player to move (``seat``) after ``mover`` played ``a``, from the view before
+    it (which was ``mover``'s, the game going on): only what the decision changed is written."""
+    base = 17 + 9 * n
+    if a < NUM_PLACE:
+        t = a // NUM_POINTS
+        p = a - t * NUM_POINTS
+        _set_piece(out, p, t, 1.0)
+        if seat != mover:  # the placement-only first turn: the next seat's view
+            _write_hands(out, hands_row, seat, n, scale)
+            return
+        _fill_plane(out, 17 + t, hands_row[mover, t] * scale)
+        _fill_plane(out, base, 0.0)
+        _fill_plane(out, base + 1, 1.0)
+        out[CELL_R[p], CELL_Q[p], base + 2] = 1.0
+        return
+    s = a - NUM_PLACE
+    frm = s // NUM_POINTS
+    to = s - frm * NUM_POINTS
+    b = board_row[to]
+    _set_piece(out, frm, b, 0.0)
+    _set_piece(out, to, b, 1.0)
+    out[CELL_R[was_placed], CELL_Q[was_placed], base + 2] = 0.0
+    _fill_plane(out, base + 1, 0.0)
+    _fill_plane(out, base, 1.0)
+    _write_hands(out, hands_row, seat, n, scale)
+
+
+@njit(cache=True, inline="always")
+def _publish_legal(i, board, hands, phase, placed, points, common) -> None:
+    """Mask and legal list of row ``i`` for the player to move (``points[i]``: the count and list
+    of the legal placement points, for a placement decision)."""
+    mask, player, legal, nlegal = common[1], common[2], common[13], common[14]
     clear_legal(mask, legal, nlegal, i)
     seat = player[i]
     if phase[i] == SLIDE:
@@ -176,18 +253,27 @@ def _publish(i, board, occ, hands, phase, placed, points: int, n: int, scale: fl
                         break
                     add_legal(mask, legal, nlegal, i, NUM_PLACE + frm * NUM_POINTS + to)
     else:
+        count = points[i, 0]
         for t in range(NUM_TYPES):
             if hands[i, seat, t] > 0:
-                for p in range(NUM_POINTS):
-                    if (points >> p) & 1:
-                        add_legal(mask, legal, nlegal, i, t * NUM_POINTS + p)
-    _write_view(obs[i], board[i], hands[i], seat, phase[i], placed[i], False, seat, n, scale)
+                first = t * NUM_POINTS
+                for k in range(1, count + 1):
+                    add_legal(mask, legal, nlegal, i, first + points[i, k])
 
 
 @njit(cache=True, inline="always")
-def _apply(i, a: int, mover: int, board, occ, hands, left, phase, placed, turns, n: int) -> int:
+def _publish(i, board, hands, phase, placed, points, n: int, scale: float, common) -> None:
+    """Mask, legal list and observation (written whole) of row ``i`` for the player to move."""
+    _publish_legal(i, board, hands, phase, placed, points, common)
+    seat = common[2][i]
+    _write_view(common[0][i], board[i], hands[i], seat, phase[i], placed[i], False, seat, n, scale)
+
+
+@njit(cache=True, inline="always")
+def _apply(i, a: int, mover: int, board, occ, hands, left, phase, placed, turns, points, n: int) -> int:
     """Play decision ``a`` of ``mover``. Returns -2 while the turn goes on (a slide is next), -1
-    when the turn ended and the next seat (``(mover + 1) % n``) is to move, or the winner's seat."""
+    when the turn ended and the next seat (``(mover + 1) % n``) is to move (its legal placement
+    points then in ``points[i]``), or the winner's seat."""
     if a < NUM_PLACE:
         t = a // NUM_POINTS
         p = a - t * NUM_POINTS
@@ -211,25 +297,39 @@ def _apply(i, a: int, mover: int, board, occ, hands, left, phase, placed, turns,
         phase[i] = PLACE
         placed[i] = -1
     turns[i] += 1
+    # a new line holds the placed piece or the slid one (touched first / last, as the core checks)
     if _line_through(board[i], first) or _line_through(board[i], last):
         return mover
     nxt = (mover + 1) % n
-    if left[i, nxt] == 0 or _legal_points(occ[i]) == 0:
+    if left[i, nxt] == 0:
         return mover
+    legal_points = _legal_points(occ[i])
+    if legal_points == 0:
+        return mover
+    _list_points(points, i, legal_points)
     return -1
 
 
+@njit(cache=True, inline="always")
+def _restart(i, board, occ, hands, left, phase, placed, turns, points, start_hands, start_obs, common) -> None:
+    """A new game in row ``i``: its observation is the (fixed) initial one."""
+    _start_row(i, board, occ, hands, left, phase, placed, turns, start_hands, common)
+    _list_points(points, i, ALL_POINTS)
+    _publish_legal(i, board, hands, phase, placed, points, common)
+    common[0][i] = start_obs
+
+
 @njit(cache=True, nogil=True)
-def reset_rows(lo, hi, which, board, occ, hands, left, phase, placed, turns, common, start_hands, n, scale) -> None:
+def reset_rows(lo, hi, which, board, occ, hands, left, phase, placed, turns, points, common, start_hands,
+               start_obs) -> None:
     for i in range(lo, hi):
         if which[i]:
-            _start_row(i, board, occ, hands, left, phase, placed, turns, start_hands, common)
-            _publish(i, board, occ, hands, phase, placed, ALL_POINTS, n, scale, common)
+            _restart(i, board, occ, hands, left, phase, placed, turns, points, start_hands, start_obs, common)
 
 
 @njit(cache=True, nogil=True)
-def step_rows(lo, hi, actions, board, occ, hands, left, phase, placed, turns, common, max_moves, auto_reset,
-              final_view, start_hands, n, scale, win_rewards) -> None:
+def step_rows(lo, hi, actions, board, occ, hands, left, phase, placed, turns, points, common, max_moves, auto_reset,
+              final_view, start_hands, start_obs, n, scale, win_rewards) -> None:
     (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
      legal, nlegal, rep_keys, rep_counts) = common
     for i in range(lo, hi):
@@ -240,13 +340,16 @@ def step_rows(lo, hi, actions, board, occ, hands, left, phase, placed, turns, co
         mover = player[i]
         push_history(hist, hlen, i, a)
         moves[i] += 1
-        result = _apply(i, a, mover, board, occ, hands, left, phase, placed, turns, n)
+        was_placed = placed[i]
+        result = _apply(i, a, mover, board, occ, hands, left, phase, placed, turns, points, n)
         if result < 0:
+            seat = mover
             if result == -1:
-                player[i] = (mover + 1) % n
+                seat = (mover + 1) % n
+                player[i] = seat
             if moves[i] < max_moves:
-                points = _legal_points(occ[i]) if phase[i] == PLACE else 0
-                _publish(i, board, occ, hands, phase, placed, points, n, scale, common)
+                _publish_legal(i, board, hands, phase, placed, points, common)
+                _update_view(obs[i], board[i], hands[i], a, mover, seat, was_placed, n, scale)
                 continue
             trunc[i] = True
         else:
@@ -257,8 +360,7 @@ def step_rows(lo, hi, actions, board, occ, hands, left, phase, placed, turns, co
         _write_view(final_obs[i], board[i], hands[i], player[i], phase[i], placed[i], result >= 0, view, n, scale)
         keep_history(hist, hlen, last_hist, last_hlen, i)
         if auto_reset:
-            _start_row(i, board, occ, hands, left, phase, placed, turns, start_hands, common)
-            _publish(i, board, occ, hands, phase, placed, ALL_POINTS, n, scale, common)
+            _restart(i, board, occ, hands, left, phase, placed, turns, points, start_hands, start_obs, common)
         else:
             player[i] = TERMINAL
             clear_legal(mask, legal, nlegal, i)
@@ -266,17 +368,18 @@ def step_rows(lo, hi, actions, board, occ, hands, left, phase, placed, turns, co
 
 
 @njit(cache=True, nogil=True)
-def replay_row(i, history, board, occ, hands, left, phase, placed, turns, common, start_hands, n, scale) -> None:
+def replay_row(i, history, board, occ, hands, left, phase, placed, turns, points, common, start_hands, n,
+               scale) -> None:
     player, moves, hist, hlen = common[2], common[7], common[9], common[10]
     _start_row(i, board, occ, hands, left, phase, placed, turns, start_hands, common)
     for a in history:
         push_history(hist, hlen, i, a)
         moves[i] += 1
         mover = player[i]
-        if _apply(i, a, mover, board, occ, hands, left, phase, placed, turns, n) == -1:
+        if _apply(i, a, mover, board, occ, hands, left, phase, placed, turns, points, n) == -1:
             player[i] = (mover + 1) % n
-    points = ALL_POINTS if turns[i] == 0 else _legal_points(occ[i])
-    _publish(i, board, occ, hands, phase, placed, points, n, scale, common)
+    _list_points(points, i, ALL_POINTS if turns[i] == 0 else _legal_points(occ[i]))
+    _publish(i, board, hands, phase, placed, points, n, scale, common)
 
 
 class OutfoxKernels(GameKernels):
@@ -288,6 +391,7 @@ class OutfoxKernels(GameKernels):
         self.start_hands = np.array(game.start_hands, np.int8)
         self.scale = 1.0 / game.hand_max  # 1 or 1/2: exact, as the core's division
         self.win_rewards = np.array(game.win_returns, np.float32)
+        self.start_obs = game.new_initial_state().observation_tensor(0).astype(np.float32)
 
     def allocate(self, num_envs: int) -> None:
         self.board = np.full((num_envs, NUM_POINTS), -1, np.int8)
@@ -297,19 +401,20 @@ class OutfoxKernels(GameKernels):
         self.phase = np.zeros(num_envs, np.int8)
         self.placed = np.full(num_envs, -1, np.int8)
         self.turns = np.zeros(num_envs, np.int32)
+        self.points = np.zeros((num_envs, NUM_POINTS + 1), np.int8)
 
     def _arrays(self) -> tuple:
-        return self.board, self.occ, self.hands, self.left, self.phase, self.placed, self.turns
+        return self.board, self.occ, self.hands, self.left, self.phase, self.placed, self.turns, self.points
 
     def history_capacity(self, max_moves: int) -> int:
         return max_moves  # no chance events
 
     def reset(self, lo, hi, which, common) -> None:
-        reset_rows(lo, hi, which, *self._arrays(), common, self.start_hands, self.n, self.scale)
+        reset_rows(lo, hi, which, *self._arrays(), common, self.start_hands, self.start_obs)
 
     def step(self, lo, hi, actions, common, max_moves, auto_reset, final_view) -> None:
         step_rows(lo, hi, actions, *self._arrays(), common, max_moves, auto_reset, final_view, self.start_hands,
-                  self.n, self.scale, self.win_rewards)
+                  self.start_obs, self.n, self.scale, self.win_rewards)
 
     def replay(self, i, history, common) -> None:
         replay_row(i, history, *self._arrays(), common, self.start_hands, self.n, self.scale)
