@@ -13,7 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from fox_envs.batch.env import KERNELS, BatchEnv, threads_all_cores
+from fox_envs.batch._cache import drop_stale_kernels
+
+drop_stale_kernels()
+
+from fox_envs.batch.env import KERNELS, BatchEnv, threads_all_cores  # noqa: E402  (after the cache check)
 
 __all__ = ["BatchEnv", "ENV_IDS", "make", "threads_all_cores"]
 

@@ -10,8 +10,8 @@ order of ``COMMON_FIELDS``:
 * ``hist`` int16 ``[B, H]`` / ``hlen`` int32 ``[B]``: every action and chance outcome of the
   current game; ``last_hist`` / ``last_hlen``: those of the game that ended last in the row
 * ``legal`` int32 ``[B, L]`` / ``nlegal`` int32 ``[B]``: the legal actions of ``mask`` as a list
-* ``rep_keys`` uint64 ``[B, R]`` / ``rep_counts`` uint8 ``[B, R]``: an open-addressing table of
-  position keys per row, for threefold repetition (``R`` is 1 for games without it)
+* ``rep_keys`` uint64 ``[B, R]``: an open-addressing table of position keys per row with their
+  counts, for threefold repetition (``R`` is 1 for games without it); ``rep_counts`` is unused
 
 A kernel keeps ``mask`` and ``legal`` together through ``clear_legal`` / ``add_legal``, so a
 mask of thousands of entries is never scanned or cleared whole.
@@ -28,6 +28,7 @@ COMMON_FIELDS = ("obs", "mask", "player", "rewards", "term", "trunc", "final_obs
 TERMINAL = -2
 EMPTY_KEY = np.uint64(0)
 ONE_KEY = np.uint64(1)
+COUNT_BITS = np.uint64(3)
 
 
 @njit(cache=True, inline="always")
@@ -67,27 +68,34 @@ def add_legal(mask: np.ndarray, legal: np.ndarray, nlegal: np.ndarray, i: int, a
 
 @njit(cache=True, inline="always")
 def clear_repetitions(rep_keys: np.ndarray, rep_counts: np.ndarray, i: int) -> None:
-    for k in range(rep_keys.shape[1]):
-        rep_keys[i, k] = EMPTY_KEY
-        rep_counts[i, k] = 0
+    """Empty row ``i``'s table (only the used slots are written)."""
+    keys = rep_keys[i]
+    for k in range(keys.shape[0]):
+        if keys[k] != EMPTY_KEY:
+            keys[k] = EMPTY_KEY
 
 
 @njit(cache=True, inline="always")
 def count_position(rep_keys: np.ndarray, rep_counts: np.ndarray, i: int, key: np.uint64) -> int:
     """Record one more occurrence of position ``key`` in row ``i``; returns how often it has now
-    occurred. The table holds twice the positions a game can reach, so probing always ends."""
-    key = key | ONE_KEY if key == EMPTY_KEY else key
+    occurred (counted up to 3). A slot holds the key's hash with its low two bits replaced by the
+    count, so one cache line is read per probe; the table holds twice the positions a game can
+    reach, so probing always ends."""
+    hashed = mix64(key)
+    tag = hashed & ~COUNT_BITS
     size = rep_keys.shape[1]
-    slot = np.int64(mix64(key) & np.uint64(size - 1))  # size is a power of two
+    slot = np.int64(hashed >> np.uint64(40)) & (size - 1)  # size is a power of two
     while True:
         here = rep_keys[i, slot]
-        if here == key:
-            rep_counts[i, slot] += 1
-            return rep_counts[i, slot]
         if here == EMPTY_KEY:
-            rep_keys[i, slot] = key
-            rep_counts[i, slot] = 1
+            rep_keys[i, slot] = tag | ONE_KEY
             return 1
+        if here & ~COUNT_BITS == tag:
+            count = here & COUNT_BITS
+            if count < COUNT_BITS:
+                count += ONE_KEY
+                rep_keys[i, slot] = tag | count
+            return int(count)
         slot = (slot + 1) & (size - 1)
 
 

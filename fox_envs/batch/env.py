@@ -107,7 +107,7 @@ class BatchEnv:
         history = kernels.history_capacity(self.max_moves)
         positions = kernels.positions_per_game(self.max_moves)
         table = _power_of_two_above(2 * positions) if positions else 1
-        needed = b * (4 * history + 9 * table)
+        needed = b * (4 * history + 8 * table)
         if needed > MEMORY_LIMIT:
             raise InvalidParameterError(
                 f"{self.env_id}: max_moves={self.max_moves} with num_envs={b} needs {needed / 2**30:.1f} GiB "

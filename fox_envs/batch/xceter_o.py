@@ -20,7 +20,7 @@ from numba import njit
 from fox_envs.batch._rows import (TERMINAL, add_legal, begin_row, clear_legal, clear_repetitions, count_position,
                                   keep_history, push_history)
 from fox_envs.batch.env import GameKernels
-from fox_envs.games.xceter_o import LINES
+from fox_envs.games.xceter_o import LINES, NUM_PLANES, SQUARE_PLANES
 
 LINE_MASK_TABLE = np.array([(1 << a) | (1 << b) | (1 << c) for a, b, c in LINES], np.int32)
 LINE_TABLE = np.array(LINES, np.int8)
@@ -59,26 +59,35 @@ def _start_row(i, board, square_of, ply, own, code, common) -> None:
     clear_repetitions(rep_keys, rep_counts, i)
 
 
+def _cell_table() -> np.ndarray:
+    """CELLS[((placing * 2 + viewer) * 7 + piece) * 3 + flag]: the 10 planes of one square holding
+    ``piece`` (0 empty) seen by ``viewer``; ``flag`` 1 = the piece to move now, 2 = the one after."""
+    cells = np.zeros((2, 2, 7, 3, NUM_PLANES), np.float32)
+    for placing in (0, 1):
+        for viewer in (0, 1):
+            for piece in range(7):
+                for flag in range(3):
+                    raw = SQUARE_PLANES[placing][viewer][piece * 3 + flag]
+                    cells[placing, viewer, piece, flag] = np.frombuffer(raw, np.float32)
+    return cells.reshape(-1, NUM_PLANES)
+
+
+CELLS = _cell_table()
+
+
 @njit(cache=True, inline="always")
 def _write_view(out, board_row, ply: int, viewer: int) -> None:
     """The core's observation tensor of this position for ``viewer`` into ``out`` (3, 3, 10)."""
+    flat = out.reshape(9 * NUM_PLANES)
     now = ply % 6 + 1
     after = now % 6 + 1
-    placing = 1.0 if ply < 6 else 0.0
+    base = ((1 if ply < 6 else 0) * 2 + viewer) * 7
     for s in range(9):
-        cell = out[s // 3, s % 3]
-        for k in range(9):
-            cell[k] = 0.0
-        cell[9] = placing
         piece = board_row[s]
-        if piece == 0:
-            cell[6] = 1.0
-        else:
-            cell[(piece - 1) // 2 + (0 if (piece - 1) % 2 == viewer else 3)] = 1.0
-            if piece == now:
-                cell[7] = 1.0
-            elif piece == after:
-                cell[8] = 1.0
+        flag = 1 if piece == now else (2 if piece == after else 0)
+        cell = CELLS[(base + piece) * 3 + flag]
+        for k in range(NUM_PLANES):
+            flat[s * NUM_PLANES + k] = cell[k]
 
 
 @njit(cache=True, inline="always")
