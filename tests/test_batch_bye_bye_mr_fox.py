@@ -401,6 +401,25 @@ def test_load_at_a_chance_node_draws_until_a_decision():
         assert_row_matches(env, i, core)
 
 
+def test_load_at_a_chance_node_whose_chance_ends_the_game():
+    """The winning spin drawn by a load: the row is finished (term, +1 each, TERMINAL) with the
+    core's final state, the others wait for their decision."""
+    before = scripted(WHITE_THREE + BLACK_THREE + BROWN_TWO + ["flip egg", "N2"])  # the spin is next
+    env = loaded_chance(before, 60)
+    finished = 0
+    for i in range(env.num_envs):
+        core = env.core_state(i)
+        assert core.history()[:len(before.history())] == before.history()
+        if env.current_player[i] == fox_envs.TERMINAL:
+            finished += 1
+            assert core.is_terminal() and core.won and env._arrays["term"][i]
+            assert (env._arrays["rewards"][i] == 1).all() and not env.action_mask[i].any()
+            np.testing.assert_array_equal(env.observation[i], core.observation_tensor(0))
+        else:
+            assert_row_matches(env, i, core)
+    assert 0 < finished < env.num_envs
+
+
 def loaded_chance(state, rows):
     env = fox_envs.batch.make(ENV_ID, rows, seed=15, **state.game.params)
     for i in range(rows):
