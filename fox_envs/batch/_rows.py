@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from fox_envs.batch._rng import PICK_STREAM, below, mix64
 
@@ -29,6 +31,30 @@ TERMINAL = -2
 EMPTY_KEY = np.uint64(0)
 ONE_KEY = np.uint64(1)
 COUNT_BITS = np.uint64(3)
+
+
+def _unowned(context, builder, array_type, value):
+    view = cgutils.create_struct_proxy(array_type)(context, builder, value=value)
+    view.meminfo = cgutils.get_null_value(view.meminfo.type)
+    view.parent = cgutils.get_null_value(view.parent.type)
+    return view._getvalue()
+
+
+@intrinsic
+def borrowed(typingctx, arrays):
+    """The tuple of ``arrays`` without their reference counts (null meminfos). A kernel's row
+    loop then passes them and their row views to inlined helpers without an atomic increment
+    and decrement each time, which otherwise costs most of a step. Only for arrays the caller
+    keeps alive during the call (every kernel argument is)."""
+
+    def codegen(context, builder, signature, args):
+        result = args[0]
+        for k, array_type in enumerate(signature.args[0]):
+            value = builder.extract_value(result, k)
+            result = builder.insert_value(result, _unowned(context, builder, array_type, value), k)
+        return result
+
+    return arrays(arrays), codegen
 
 
 @njit(cache=True, inline="always")

@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from fox_envs.batch._rows import (TERMINAL, add_legal, begin_row, clear_legal, clear_repetitions, count_position,
-                                  keep_history, push_history)
+from fox_envs.batch._rows import (TERMINAL, add_legal, begin_row, borrowed, clear_legal, clear_repetitions,
+                                  count_position, keep_history, push_history)
 from fox_envs.batch.env import GameKernels
 from fox_envs.games.xceter_o import LINES, NUM_PLANES, SQUARE_PLANES
 
@@ -138,8 +138,9 @@ def reset_rows(lo, hi, which, board, square_of, ply, own, code, common) -> None:
 @njit(cache=True, nogil=True)
 def step_rows(lo, hi, actions, board, square_of, ply, own, code, common, max_moves, auto_reset, final_view,
               ordered) -> None:
-    (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
-     legal, nlegal, rep_keys, rep_counts) = common
+    common = (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
+              legal, nlegal, rep_keys, rep_counts) = borrowed(common)
+    actions, board, square_of, ply, own, code = borrowed((actions, board, square_of, ply, own, code))
     for i in range(lo, hi):
         begin_row(rewards, term, trunc, i)
         a = actions[i]
