@@ -14,8 +14,8 @@ import pytest
 import fox_envs
 import fox_envs.batch
 from fox_envs.games.bye_bye_mr_fox import (BLACK, BROWN, EGG, FLIP, FOX, GIVE_ACTION, HENS, OBS_DISCARDED,
-                                           OBS_FACE_DOWN, OBS_NESTS, OBS_VISIBLE, OUTER_ACTION, PLACE, THREE_HENS,
-                                           VISIBLE_SLOT, WHITE)
+                                           OBS_FACE_DOWN, OBS_NESTS, OBS_PHASE, OBS_VISIBLE, OUTER_ACTION, PLACE,
+                                           THREE_HENS, VISIBLE_SLOT, WHITE)
 from tests.batch_lockstep import assert_row_matches, run_lockstep
 
 ENV_ID = "bye_bye_mr_fox_v0"
@@ -94,32 +94,39 @@ def place_rule(state, token: int) -> set[int]:
 
 # ----- the spin ---------------------------------------------------------------------------------
 def test_spin_moves_the_back_nest_egg_by_the_front_picture():
-    """Front end at s, back end at N<(s+3) mod 6>: the egg goes to the single hen at s, is
-    discarded under a fox, waits for a choice at the three hens, nothing on an empty circle."""
-    before = scripted(["flip egg", "N3", "spin 2", "flip egg"])  # N5 emptied by the fox, egg to place
-    assert before.legal_actions() == [5]
-    action = 5
+    """Front end at s, back end at N<(s+3) mod 6>: the egg goes to the single hen visible at s
+    (printed or a token), is discarded under a fox, waits for the players' choice at the three
+    hens; an empty back circle changes nothing."""
+    before = scripted(["flip egg", "N3", "spin 2", "flip black"])  # N5 emptied by the fox at O2
+    action = OUTER_ACTION + 2  # the black hen token covers the fox at O2
+    assert action in before.legal_actions()
+    visible = list(before.visible)
+    visible[2] = BLACK
     env = loaded(before, 120, seed=1)
     seen = set()
-    for core in step_every_row(env, before, action):
+    for i, core in enumerate(step_every_row(env, before, action)):
         spin = drawn(core, before)[0]
         seen.add(spin)
         back = (spin + 3) % 6
-        picture = before.visible[spin]
-        replay = before.clone()
-        replay.apply_action(action)
-        replay.apply_action(spin)  # the core after the spin, for the facts the rule names
-        assert replay.circles[back] == 0
-        if picture == THREE_HENS:
-            assert replay.current_player() >= 0  # the give decision, same seat
-            assert sorted(replay.legal_actions()) == [GIVE_ACTION + c for c in HENS]
-            assert core.history() == replay.history()
-        elif picture == FOX:
-            assert replay.discarded[EGG] == before.discarded[EGG] + 1 and replay.nests == before.nests
+        obs = env.observation[i]
+        nests = obs[OBS_NESTS:OBS_NESTS + 3] * 3
+        if not before.circles[back]:
+            np.testing.assert_array_equal(nests, before.nests)
+            assert obs[OBS_DISCARDED + EGG] == np.float32(before.discarded[EGG] / 16)
+            assert obs[:6].sum() == sum(before.circles)
+            continue
+        assert obs[back] == 0  # the egg left its circle
+        if visible[spin] == THREE_HENS:
+            assert env.current_player[i] == before.current_player() and obs[OBS_PHASE + 1] == 1
+            assert sorted(np.flatnonzero(env.action_mask[i])) == [GIVE_ACTION + c for c in HENS]
+            np.testing.assert_array_equal(nests, before.nests)
+        elif visible[spin] == FOX:
+            assert obs[OBS_DISCARDED + EGG] == np.float32((before.discarded[EGG] + 1) / 16)
+            np.testing.assert_array_equal(nests, before.nests)
         else:
-            nests = list(before.nests)
-            nests[picture] += 1
-            assert replay.nests == nests
+            expected = np.array(before.nests, np.float32)
+            expected[visible[spin]] += 1
+            np.testing.assert_allclose(nests, expected, rtol=1e-6)
     assert seen == set(range(6))
 
 
@@ -185,7 +192,9 @@ def test_token_without_a_place_is_discarded_without_a_decision():
         # flip fox, then at once the spin: no decision in between
         replay.apply_action(FOX)
         assert replay.current_player() == fox_envs.CHANCE and replay.discarded[FOX] == 1
-        assert env.moves[i] == core_decisions(core)
+        # turn 3 (player_1's) had no decision: three places made, turn 4 (player_0) places next
+        # (N3 stays empty, so the next token always has a place)
+        assert env.moves[i] == 3 == core_decisions(core) and env.current_player[i] == 0
         assert env.observation[i][OBS_DISCARDED + FOX] == np.float32(1 / 4)
         assert env.observation[i][OBS_FACE_DOWN + FOX] == np.float32(0)
     assert discarded_rows > 0
