@@ -42,19 +42,17 @@ full: a win; else no token left face down: a loss).
 chance end the game, the row is finished as a step without auto-reset finishes it (``term``,
 rewards, final observation, TERMINAL) whatever ``auto_reset`` is, since ``replay`` is not told.
 
-Speed: ``step_rows`` runs on borrowed views of its arrays (``_borrowed``: no reference count),
-since numba's atomic increments and decrements around every inlined helper were about four
-fifths of a step.
+Speed: ``step_rows`` and ``reset_rows`` run on borrowed views of their arrays (``_rows.borrowed``:
+no reference counts), since numba's atomic increments and decrements around every inlined helper
+were about four fifths of a step.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from numba.core import cgutils
-from numba.extending import intrinsic
 
 from fox_envs.batch._rng import CHANCE_STREAM, below
-from fox_envs.batch._rows import TERMINAL, add_legal, begin_row, clear_legal, keep_history, push_history
+from fox_envs.batch._rows import TERMINAL, add_legal, begin_row, borrowed, clear_legal, keep_history, push_history
 from fox_envs.batch.env import GameKernels
 from fox_envs.games.bye_bye_mr_fox import (EGG, FLIP, FOX, GIVE, GIVE_ACTION, NEST_CAPACITY, OBS_COVERED,
                                            OBS_DISCARDED, OBS_FACE_DOWN, OBS_NESTS, OBS_PHASE, OBS_SIZE, OBS_SPIN,
@@ -93,21 +91,6 @@ def _value_table(scale: np.ndarray) -> np.ndarray:
         column *= scale
         table[:, n] = column
     return table
-
-
-@intrinsic
-def _borrowed(typingctx, array):
-    """``array`` without its reference count (a null meminfo): a kernel's loop then passes it
-    to the inlined helpers without an atomic increment and decrement each time (those were
-    four fifths of the step's time). Only for arrays the caller keeps alive during the call."""
-
-    def codegen(context, builder, signature, args):
-        view = cgutils.create_struct_proxy(signature.return_type)(context, builder, value=args[0])
-        view.meminfo = cgutils.get_null_value(view.meminfo.type)
-        view.parent = cgutils.get_null_value(view.parent.type)
-        return view._getvalue()
-
-    return array(array), codegen
 
 
 # ----- observation ------------------------------------------------------------------------------------
@@ -292,7 +275,8 @@ def _finish(st, obs, player, rewards, term, final_obs, hist, hlen, last_hist, la
 @njit(cache=True, nogil=True)
 def reset_rows(lo, hi, which, st, common, start_state, start_obs, values, num_players) -> None:
     (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
-     legal, nlegal, rep_keys, rep_counts) = common
+     legal, nlegal, rep_keys, rep_counts) = borrowed(common)
+    which, st, start_state, start_obs, values = borrowed((which, st, start_state, start_obs, values))
     for i in range(lo, hi):
         if which[i]:
             _start_row(st, obs, moves, hlen, mask, legal, nlegal, i, start_state, start_obs)
@@ -304,15 +288,9 @@ def reset_rows(lo, hi, which, st, common, start_state, start_obs, values, num_pl
 def step_rows(lo, hi, actions, st, common, max_moves, auto_reset, final_view, start_state, start_obs, values,
               num_players) -> None:
     (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
-     legal, nlegal, rep_keys, rep_counts) = common
-    # borrowed views of every array the loop uses (see _borrowed): no reference counting per row
-    actions, st, start_state, start_obs = _borrowed(actions), _borrowed(st), _borrowed(start_state), _borrowed(
-        start_obs)
-    values, obs, mask, player = _borrowed(values), _borrowed(obs), _borrowed(mask), _borrowed(player)
-    rewards, term, trunc, final_obs = _borrowed(rewards), _borrowed(term), _borrowed(trunc), _borrowed(final_obs)
-    moves, streams, hist, hlen = _borrowed(moves), _borrowed(streams), _borrowed(hist), _borrowed(hlen)
-    last_hist, last_hlen = _borrowed(last_hist), _borrowed(last_hlen)
-    legal, nlegal = _borrowed(legal), _borrowed(nlegal)
+     legal, nlegal, rep_keys, rep_counts) = borrowed(common)
+    # borrowed views (no reference counts) of every array the loop uses
+    actions, st, start_state, start_obs, values = borrowed((actions, st, start_state, start_obs, values))
     for i in range(lo, hi):
         begin_row(rewards, term, trunc, i)
         a = actions[i]
