@@ -148,11 +148,13 @@ def first_illegal(actions: np.ndarray, mask: np.ndarray, player: np.ndarray) -> 
 
 
 @njit(cache=True, nogil=True)
-def pick_from_streams(legal: np.ndarray, nlegal: np.ndarray, streams: np.ndarray, out: np.ndarray) -> None:
-    """A uniformly random legal action per row from the row's own pick stream (-1 when none)."""
+def pick_from_streams(legal: np.ndarray, nlegal: np.ndarray, streams: np.ndarray, which: np.ndarray,
+                      out: np.ndarray) -> None:
+    """A uniformly random legal action from the row's own pick stream for every row flagged in
+    ``which`` (-1 for the others and for rows without a legal action; their streams stay)."""
     for i in range(out.shape[0]):
         n = nlegal[i]
-        out[i] = legal[i, below(streams, i, PICK_STREAM, n)] if n > 0 else -1
+        out[i] = legal[i, below(streams, i, PICK_STREAM, n)] if n > 0 and which[i] else -1
 
 
 @njit(cache=True, nogil=True)

@@ -124,6 +124,7 @@ class BatchEnv:
             "rep_keys": np.zeros((b, table), np.uint64), "rep_counts": np.zeros((b, table), np.uint8),
         }
         self._arrays = arrays
+        self._all_rows = np.ones(b, np.bool_)
         self._common = tuple(arrays[name] for name in COMMON_FIELDS)
         kernels.allocate(b)
 
@@ -180,7 +181,7 @@ class BatchEnv:
         self._arrays["last_hlen"][:] = -1
         for name in ("rewards", "term", "trunc"):
             self._arrays[name][...] = 0
-        self._over_rows(self._kernels.reset, np.ones(self.num_envs, np.bool_), self._common)
+        self._over_rows(self._kernels.reset, self._all_rows, self._common)
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Play one action per row: ``(rewards [B, num_players], terminated [B], truncated [B])``."""
@@ -225,10 +226,16 @@ class BatchEnv:
         out = np.empty(self.num_envs, np.int64)
         arrays = self._arrays
         if rng is None:
-            pick_from_streams(arrays["legal"], arrays["nlegal"], arrays["streams"], out)
+            pick_from_streams(arrays["legal"], arrays["nlegal"], arrays["streams"], self._all_rows, out)
         else:
             generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
             pick_from_uniforms(arrays["legal"], arrays["nlegal"], generator.random(self.num_envs), out)
+        return out
+
+    def _random_actions_in(self, which: np.ndarray) -> np.ndarray:
+        """Random legal actions from the pick streams of the rows flagged by ``which`` only (-1 elsewhere)."""
+        out = np.empty(self.num_envs, np.int64)
+        pick_from_streams(self._arrays["legal"], self._arrays["nlegal"], self._arrays["streams"], which, out)
         return out
 
     # ----- bridge to the rules core -------------------------------------------------------------

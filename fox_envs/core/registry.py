@@ -138,5 +138,5 @@ def register_everywhere() -> None:
         gym_id = "fox_envs/" + game_entry.gym_id
         if gym_id not in gymnasium.registry:
             gymnasium.register(gym_id, entry_point="fox_envs.core.gym_view:FoxGymEnv",
-                               vector_entry_point="fox_envs.core.vector:make_vector_env",
+                               vector_entry_point="fox_envs.vectors:make_vector_env",
                                kwargs={"env_id": env_id})

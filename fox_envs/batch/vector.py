@@ -1,0 +1,189 @@
+"""``BatchVectorEnv``: the Gymnasium vector view of a learner against random opponents, on the
+batched core (``gymnasium.make_vec(gym_id, num_envs)`` with the default ``opponent="random"``).
+
+Semantics are those of ``FoxVectorEnv``: the learner plays ``seat`` in every env; observations
+are the learner's; autoreset is same-step (``AutoresetMode.SAME_STEP``): when an episode ends, the
+returned observation and ``infos["action_mask"]`` belong to the next episode and the last
+observation is in ``infos["final_obs"]`` (rows flagged by ``infos["_final_obs"]``). An illegal
+action ends that env's episode with reward -1 and ``infos["illegal_action"]`` set for its row, or
+raises ``IllegalActionError`` (naming the row, nothing changed) with ``illegal_action="raise"``.
+The other seats play uniformly random legal actions inside the batched step, each row from its
+own stream: ``reset(seed=s)`` fixes every row's games, and no row depends on ``num_envs``.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from fox_envs.batch.env import BatchEnv
+from fox_envs.core.errors import InvalidParameterError
+
+BATCH_OPPONENTS = ("random",)
+
+
+def plays_inside_batch(opponent: Any) -> bool:
+    """Whether the batched core can play ``opponent`` (a name or a list of names) in its step."""
+    specs = list(opponent) if isinstance(opponent, (list, tuple)) else [opponent]
+    return all(isinstance(spec, str) and spec in BATCH_OPPONENTS for spec in specs)
+
+
+class _OutputSets:
+    """Two sets of returned arrays used in turn; a set is written again only when nothing outside
+    refers to its arrays (else a fresh set is made), so arrays a caller keeps never change.
+    ``final_obs`` rows are zero except those written by the step that returned them."""
+
+    NAMES = ("obs", "reward", "term", "trunc", "mask", "final_obs", "done", "illegal")
+
+    def __init__(self, num_envs: int, obs_shape: tuple, num_actions: int) -> None:
+        self._spec = {"obs": (np.float32, (num_envs, *obs_shape)), "reward": (np.float64, (num_envs,)),
+                      "term": (np.bool_, (num_envs,)), "trunc": (np.bool_, (num_envs,)),
+                      "mask": (np.int8, (num_envs, num_actions)), "final_obs": (np.float32, (num_envs, *obs_shape)),
+                      "done": (np.bool_, (num_envs,)), "illegal": (np.bool_, (num_envs,))}
+        self._sets = [self._fresh(), self._fresh()]
+        self._next = 0
+
+    def _fresh(self) -> dict[str, np.ndarray]:
+        return {name: np.zeros(shape, dtype) for name, (dtype, shape) in self._spec.items()}
+
+    def take(self) -> dict[str, np.ndarray]:
+        for _ in range(2):
+            arrays = self._sets[self._next]
+            self._next = 1 - self._next
+            # the set's dict and getrefcount's own argument are the only holders of a free array
+            if all(sys.getrefcount(arrays[name]) <= 2 for name in self.NAMES):
+                arrays["final_obs"][arrays["done"]] = 0  # the rows the last use wrote
+                for name in ("reward", "term", "trunc", "done", "illegal"):
+                    arrays[name].fill(0)
+                return arrays
+        return self._fresh()
+
+
+class BatchVectorEnv(VectorEnv):
+    """``num_envs`` episodes of the fox_envs game ``env_id`` for a learner at ``seat`` against
+    random opponents, stepped by the batched core (``threads`` threads over the rows)."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
+
+    def __init__(self, env_id: str, num_envs: int, opponent: Any = "random", seat: int = 0,
+                 illegal_action: str = "end", max_moves: int | None = None, threads: int = 1,
+                 render_mode: str | None = None, **params: Any) -> None:
+        if not plays_inside_batch(opponent):
+            raise InvalidParameterError(
+                f"{env_id}: the batched vector env plays opponents {BATCH_OPPONENTS}; got {opponent!r} "
+                "(FoxVectorEnv, e.g. gymnasium.make_vec(id, n, workers=2, opponent=...), plays any agent)")
+        if render_mode is not None:
+            raise InvalidParameterError(f"{env_id}: the batched vector env does not render; got render_mode={render_mode!r}")
+        if illegal_action not in ("end", "raise"):
+            raise InvalidParameterError(f"{env_id}: bad illegal_action {illegal_action!r}; allowed: 'end', 'raise'")
+        self.batch = BatchEnv(env_id, num_envs, auto_reset=True, threads=threads, max_moves=max_moves, **params)
+        n = self.batch.num_players
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
+            raise InvalidParameterError(f"{env_id}: bad seat {seat!r}; allowed: 0..{n - 1}")
+        if isinstance(opponent, (list, tuple)) and len(opponent) != n - 1:
+            raise InvalidParameterError(f"{env_id}: {len(opponent)} opponents given for {n - 1} other seats")
+        self.env_id = env_id
+        self.seat = int(seat)
+        self.illegal_action = illegal_action
+        self.num_envs = self.batch.num_envs
+        self.single_observation_space = spaces.Box(0.0, 1.0, self.batch.observation_shape, dtype=np.float32)
+        self.single_action_space = spaces.Discrete(self.batch.num_actions)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self._outputs = _OutputSets(self.num_envs, self.batch.observation_shape, self.batch.num_actions)
+        self._rows = np.arange(self.num_envs)
+        self._needs_reset = True
+        self.closed = False
+
+    # ----- episodes -----------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        self.batch.reset(seed)
+        out = self._outputs.take()
+        self._advance(out, record=False)
+        self._needs_reset = False
+        return self._publish(out)[0], {"action_mask": out["mask"]}
+
+    def step(self, actions):
+        if self._needs_reset:
+            raise gymnasium.error.ResetNeeded("call reset() before step()")
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
+            raise InvalidParameterError(
+                f"actions must be {self.num_envs} integers (shape ({self.num_envs},)), "
+                f"got shape {actions.shape} dtype {actions.dtype}")
+        batch = self.batch
+        if self.illegal_action == "raise":
+            values = batch._checked_actions(actions)  # raises naming the row; nothing changed
+            illegal = None
+        else:
+            values = actions.astype(np.int64)
+            in_range = (values >= 0) & (values < batch.num_actions)
+            illegal = ~in_range
+            illegal[in_range] = ~batch.action_mask[self._rows[in_range], values[in_range]]
+            if illegal.any():
+                values = np.where(illegal, -1, values)
+            else:
+                illegal = None
+        out = self._outputs.take()
+        if illegal is not None:  # the episode ends with -1; its last observation is the current one
+            out["illegal"][:] = illegal
+            out["done"][:] = illegal
+            out["term"][:] = illegal
+            out["reward"][illegal] = -1.0
+            out["final_obs"][illegal] = batch.observation[illegal]
+        batch._step(values, final_view=self.seat)
+        self._record(out)
+        if illegal is not None:
+            batch._restart(illegal)
+        self._advance(out, record=True)
+        obs, mask = self._publish(out)
+        infos: dict[str, Any] = {"action_mask": mask}
+        if out["done"].any():
+            infos["final_obs"] = out["final_obs"]
+            infos["_final_obs"] = out["done"]
+        if illegal is not None:
+            infos["illegal_action"] = out["illegal"]
+            infos["_illegal_action"] = out["illegal"].copy()
+        return obs, out["reward"], out["term"], out["trunc"], infos
+
+    def _record(self, out: dict) -> None:
+        """Take the results of games that ended in the last batch step into ``out`` (a row's
+        first end in this vector step counts; the learner has not moved in a later game)."""
+        batch = self.batch
+        rewards, term, trunc = batch._arrays["rewards"], batch._arrays["term"], batch._arrays["trunc"]
+        ended = (term | trunc) & ~out["done"]
+        if ended.any():
+            out["reward"][ended] = rewards[ended, self.seat]
+            out["term"][ended] = term[ended]
+            out["trunc"][ended] = trunc[ended]
+            out["final_obs"][ended] = batch.final_observation[ended]
+            out["done"] |= ended
+
+    def _advance(self, out: dict, record: bool) -> None:
+        """The other seats play (random legal actions) until the learner is to move in every row."""
+        batch = self.batch
+        while True:
+            waiting = batch.current_player != self.seat
+            if not waiting.any():
+                return
+            picks = batch._random_actions_in(waiting)
+            batch._step(picks, final_view=self.seat)
+            if record:
+                self._record(out)
+
+    def _publish(self, out: dict) -> tuple[np.ndarray, np.ndarray]:
+        np.copyto(out["obs"], self.batch.observation)
+        np.copyto(out["mask"], self.batch.action_mask, casting="unsafe")
+        return out["obs"], out["mask"]
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean masks of the current observations, one row per env (sb3-contrib style)."""
+        return self.batch.action_mask.copy()
+
+    def close_extras(self, **kwargs: Any) -> None:
+        self.batch.close()

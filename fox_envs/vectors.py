@@ -1,0 +1,36 @@
+"""``gymnasium.make_vec`` for the fox_envs ids (their vector entry point): the batched core's
+``BatchVectorEnv`` when it can play the opponents inside its step (``"random"``), else
+``FoxVectorEnv`` (processes stepping Gymnasium views, any opponent)."""
+from __future__ import annotations
+
+from typing import Any
+
+from fox_envs.core.errors import InvalidParameterError
+from fox_envs.core.registry import GAMES
+
+PROCESS_ONLY = ("workers", "context", "spin")  # FoxVectorEnv's own arguments
+BACKENDS = ("batch", "processes")
+
+
+def make_vector_env(num_envs: int = 1, *, env_id: str, backend: str | None = None, **kwargs: Any):
+    """``backend="batch"`` (the default whenever the opponents are ``"random"`` and no
+    FoxVectorEnv argument ``workers`` / ``context`` / ``spin`` is given) or ``"processes"``."""
+    if env_id not in GAMES:
+        raise InvalidParameterError(f"unknown env_id {env_id!r}; allowed: {', '.join(GAMES)}")
+    if backend not in (None, *BACKENDS):
+        raise InvalidParameterError(f"bad backend {backend!r}; allowed: None, 'batch', 'processes'")
+    if backend is None:
+        from fox_envs.core.vector import FoxVectorEnv  # noqa: F401  (numba stays unimported on this path)
+
+        opponent = kwargs.get("opponent", "random")
+        specs = list(opponent) if isinstance(opponent, (list, tuple)) else [opponent]
+        batchable = all(isinstance(s, str) and s == "random" for s in specs)
+        plain = not any(name in kwargs for name in PROCESS_ONLY) and kwargs.get("render_mode") is None
+        backend = "batch" if batchable and plain else "processes"
+    if backend == "batch":
+        from fox_envs.batch.vector import BatchVectorEnv
+
+        return BatchVectorEnv(env_id, num_envs, **kwargs)
+    from fox_envs.core.vector import make_vector_env as make_process_vector_env
+
+    return make_process_vector_env(num_envs, env_id=env_id, **kwargs)
