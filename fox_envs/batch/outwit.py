@@ -18,6 +18,7 @@ State of row ``i`` (structure of arrays)::
     board[i, 0..89]    0 empty, 1 + 2*player + is_power (the chip on each square)
     chips[i, p, 0..8]  the squares of player p's chips, index 0 its power chip
     slot[i, 0..89]     the index into chips[i, owner] of the chip on each square
+    occ[i, 0..1]       the occupied squares as bits (squares 0-63 in word 0, 64-89 in word 1)
     home[i, p]         p's chips inside its own corner (p wins after its move at 9)
     tomove[i]          the player to move (kept when the row is finished; player[i] is TERMINAL)
     passes[i]          consecutive passes just played
@@ -25,7 +26,10 @@ State of row ``i`` (structure of arrays)::
     key[i]             Zobrist key of the chips (regular chips per player and square, power chip
                        per player and square); ``key ^ LIGHT_KEY`` when player_1 is to move is the
                        repetition key: exactly what the core's repetition rule compares
-    reps[i]            how often the current position has occurred (observation plane 9)
+    reps[i, 0]         how often the current position has occurred (observation plane 9; the
+                       core counts no position after a win or a second pass: a winning position
+                       never occurred before, and two passes bring back the position of two
+                       plies ago, whose count ``reps[i, 1]`` keeps one ply longer)
 
 Moves come from ray tables built here from SPEC 2.2 (``RAYS[p, square, direction]``: the
 squares a chip of p passes on an empty board, stopping at the edge, before the opponent's
@@ -46,9 +50,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from fox_envs.batch._rng import mix64
-from fox_envs.batch._rows import (EMPTY_KEY, ONE_KEY, TERMINAL, add_legal, begin_row, clear_legal,
-                                  clear_repetitions, count_position, keep_history, push_history)
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
+
+from fox_envs.batch._rows import (TERMINAL, add_legal, begin_row, borrowed, clear_legal, clear_repetitions,
+                                  count_position, keep_history, push_history)
 from fox_envs.batch.env import GameKernels
 
 # ----- tables (SPEC 2.2) -----------------------------------------------------------------------
@@ -103,6 +108,18 @@ for _p in (0, 1):
             _squares = _ray(_p, _s, _step)
             RAY_LENGTH[_p, _s, _d] = len(_squares)
             RAYS[_p, _s, _d, :len(_squares)] = _squares
+# The same rays as bit masks over the occupancy (squares 0-63 in word 0, 64-89 in word 1): the
+# first chip on a ray is its lowest set bit (directions of increasing square) or its highest.
+RAY_BITS = np.zeros((2, NUM_SQUARES, 8, 2), np.uint64)
+for _p in (0, 1):
+    for _s in range(NUM_SQUARES):
+        for _d in range(8):
+            for _t in RAYS[_p, _s, _d, :RAY_LENGTH[_p, _s, _d]]:
+                RAY_BITS[_p, _s, _d, _t >> 6] |= np.uint64(1) << np.uint64(_t & 63)
+DELTA = np.array([dr * NUM_COLUMNS + dc for dr, dc in DIRECTIONS], np.int32)
+# squares between two squares of a line (Chebyshev distance), to count a ray's free squares
+DISTANCE = np.array([[max(abs(a // 10 - b // 10), abs(a % 10 - b % 10)) for b in range(NUM_SQUARES)]
+                     for a in range(NUM_SQUARES)], np.int8)
 MAX_LEGAL = int(RAY_LENGTH.sum(axis=2).max()) + 8 * 4  # the power chip's rays plus 4 per regular chip
 
 _zobrist = np.random.default_rng(20240526).integers(1, 2**63, size=(2 * 2 * NUM_SQUARES + 1,), dtype=np.int64)
@@ -121,23 +138,11 @@ def _start_key() -> np.uint64:
 
 
 START_KEY = _start_key()
+START_OCCUPANCY = np.zeros(2, np.uint64)
+for _s in [*START_POWER, *START_REGULAR.ravel()]:
+    START_OCCUPANCY[_s >> 6] |= np.uint64(1) << np.uint64(_s & 63)
 
 # ----- helpers ----------------------------------------------------------------------------------
-
-
-@njit(cache=True, inline="always")
-def _lookup(rep_keys, rep_counts, i, key) -> int:
-    """How often position ``key`` has occurred in row ``i`` (``count_position`` without counting)."""
-    key = key | ONE_KEY if key == EMPTY_KEY else key
-    size = rep_keys.shape[1]
-    slot = np.int64(mix64(key) & np.uint64(size - 1))
-    while True:
-        here = rep_keys[i, slot]
-        if here == key:
-            return rep_counts[i, slot]
-        if here == EMPTY_KEY:
-            return 0
-        slot = (slot + 1) & (size - 1)
 
 
 @njit(cache=True, inline="always")
@@ -146,13 +151,15 @@ def _position_key(key, to_move) -> np.uint64:
 
 
 @njit(cache=True, inline="always")
-def _start_row(i, board, chips, slot, home, tomove, passes, last, key, reps, common) -> None:
+def _start_row(i, board, chips, slot, occ, home, tomove, passes, last, key, reps, common) -> None:
     """The start position, player_0 to move, counted once for repetition."""
     (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
      legal, nlegal, rep_keys, rep_counts) = common
     for s in range(NUM_SQUARES):
         board[i, s] = 0
         slot[i, s] = 0
+    occ[i, 0] = START_OCCUPANCY[0]
+    occ[i, 1] = START_OCCUPANCY[1]
     for p in range(2):
         s = START_POWER[p]
         board[i, s] = 2 + 2 * p
@@ -172,35 +179,48 @@ def _start_row(i, board, chips, slot, home, tomove, passes, last, key, reps, com
     hlen[i] = 0
     player[i] = 0
     clear_repetitions(rep_keys, rep_counts, i)
-    reps[i] = count_position(rep_keys, rep_counts, i, START_KEY)
+    reps[i, 0] = count_position(rep_keys, rep_counts, i, START_KEY)
+    reps[i, 1] = 0
 
 
 @njit(cache=True, inline="always")
-def _write_legal(i, board, chips, tomove, mask, legal, nlegal) -> None:
+def _free(p, s, d, occ0, occ1) -> int:
+    """How many empty squares a chip of ``p`` on ``s`` passes going in direction ``d``."""
+    bits = RAY_BITS[p, s, d]
+    lo = occ0 & bits[0]
+    hi = occ1 & bits[1]
+    if DELTA[d] > 0:
+        if lo != 0:
+            return DISTANCE[s, np.int64(trailing_zeros(lo))] - 1
+        if hi != 0:
+            return DISTANCE[s, 64 + np.int64(trailing_zeros(hi))] - 1
+    else:
+        if hi != 0:
+            return DISTANCE[s, 127 - np.int64(leading_zeros(hi))] - 1
+        if lo != 0:
+            return DISTANCE[s, 63 - np.int64(leading_zeros(lo))] - 1
+    return RAY_LENGTH[p, s, d]
+
+
+@njit(cache=True, inline="always")
+def _write_legal(i, chips, occ, tomove, mask, legal, nlegal) -> None:
     """The mover's legal list: the power chip's stops, each regular chip's slide ends, else pass."""
     clear_legal(mask, legal, nlegal, i)
     p = tomove[i]
-    rays, lengths = RAYS[p], RAY_LENGTH[p]
-    s = chips[i, p, 0]
-    base = s * NUM_SQUARES
+    occ0, occ1 = occ[i, 0], occ[i, 1]
+    s = np.int64(chips[i, p, 0])
+    base = s * (NUM_SQUARES + 1)
     for d in range(8):
-        for k in range(lengths[s, d]):
-            t = rays[s, d, k]
-            if board[i, t] != 0:
-                break
-            add_legal(mask, legal, nlegal, i, base + t)
+        delta = DELTA[d]
+        for k in range(1, _free(p, s, d, occ0, occ1) + 1):
+            add_legal(mask, legal, nlegal, i, base + k * delta)
     for c in range(1, 9):
-        s = chips[i, p, c]
-        base = s * NUM_SQUARES
+        s = np.int64(chips[i, p, c])
+        base = s * (NUM_SQUARES + 1)
         for d in range(4):
-            end = -1
-            for k in range(lengths[s, d]):
-                t = rays[s, d, k]
-                if board[i, t] != 0:
-                    break
-                end = t
-            if end >= 0:
-                add_legal(mask, legal, nlegal, i, base + end)
+            n = _free(p, s, d, occ0, occ1)
+            if n > 0:
+                add_legal(mask, legal, nlegal, i, base + n * DELTA[d])
     if nlegal[i] == 0:
         add_legal(mask, legal, nlegal, i, PASS)
 
@@ -272,7 +292,7 @@ def _update_view(out, i, board, chips, passes, last, reps, previous, history_len
     if out[8] != pass_flag:
         for s in range(NUM_SQUARES):
             out[s * NUM_PLANES + 8] = pass_flag
-    rep_value = np.float32(min(reps[i], 3) / 3.0)
+    rep_value = np.float32(min(reps[i, 0], 3) / 3.0)
     if out[9] != rep_value:
         for s in range(NUM_SQUARES):
             out[s * NUM_PLANES + 9] = rep_value
@@ -288,7 +308,7 @@ def _update_view(out, i, board, chips, passes, last, reps, previous, history_len
 
 
 @njit(cache=True, inline="always")
-def _apply(i, a, board, chips, slot, home, tomove, passes, last, key, reps, rep_keys, rep_counts) -> int:
+def _apply(i, a, board, chips, slot, occ, home, tomove, passes, last, key, reps, rep_keys, rep_counts) -> int:
     """Play action ``a`` for the player to move; returns -1 if play goes on, the winner's seat,
     or 2 for a draw (two passes, or the third occurrence of a position)."""
     p = tomove[i]
@@ -302,6 +322,8 @@ def _apply(i, a, board, chips, slot, home, tomove, passes, last, key, reps, rep_
         board[i, target] = code
         board[i, origin] = 0
         slot[i, target] = c
+        occ[i, origin >> 6] ^= np.uint64(1) << np.uint64(origin & 63)
+        occ[i, target >> 6] ^= np.uint64(1) << np.uint64(target & 63)
         chips[i, p, c] = target
         z = Z_POWER[p] if c == 0 else Z_REGULAR[p]
         key[i] ^= z[origin] ^ z[target]
@@ -310,14 +332,16 @@ def _apply(i, a, board, chips, slot, home, tomove, passes, last, key, reps, rep_
     last[i] = a
     q = 1 - p
     tomove[i] = q
-    if home[i, p] == 9:
-        reps[i] = _lookup(rep_keys, rep_counts, i, _position_key(key[i], q))
+    two_ago = reps[i, 1]
+    reps[i, 1] = reps[i, 0]
+    if home[i, p] == 9:  # never seen before: every earlier position had at most 8 of p's chips home
+        reps[i, 0] = 0
         return p
-    if passes[i] >= 2:
-        reps[i] = _lookup(rep_keys, rep_counts, i, _position_key(key[i], q))
+    if passes[i] >= 2:  # the position after the move before the two passes, not counted again
+        reps[i, 0] = two_ago
         return 2
     count = count_position(rep_keys, rep_counts, i, _position_key(key[i], q))
-    reps[i] = count
+    reps[i, 0] = count
     return 2 if count >= 3 else -1
 
 
@@ -325,21 +349,26 @@ def _apply(i, a, board, chips, slot, home, tomove, passes, last, key, reps, rep_
 
 
 @njit(cache=True, nogil=True)
-def reset_rows(lo, hi, which, board, chips, slot, home, tomove, passes, last, key, reps, common, scale) -> None:
+def reset_rows(lo, hi, which, board, chips, slot, occ, home, tomove, passes, last, key, reps, common, scale) -> None:
+    common = borrowed(common)
+    which, board, chips, slot, occ, home, tomove, passes, last, key, reps = borrowed(
+        (which, board, chips, slot, occ, home, tomove, passes, last, key, reps))
     obs, mask, legal, nlegal = common[0], common[1], common[13], common[14]
     flat = obs.reshape((obs.shape[0], CELLS))
     for i in range(lo, hi):
         if which[i]:
-            _start_row(i, board, chips, slot, home, tomove, passes, last, key, reps, common)
-            _write_legal(i, board, chips, tomove, mask, legal, nlegal)
-            _write_view(flat[i], i, board, passes, last, reps[i], 0, 0, 1.0, scale)
+            _start_row(i, board, chips, slot, occ, home, tomove, passes, last, key, reps, common)
+            _write_legal(i, chips, occ, tomove, mask, legal, nlegal)
+            _write_view(flat[i], i, board, passes, last, reps[i, 0], 0, 0, 1.0, scale)
 
 
 @njit(cache=True, nogil=True)
-def step_rows(lo, hi, actions, board, chips, slot, home, tomove, passes, last, key, reps, common, max_moves,
+def step_rows(lo, hi, actions, board, chips, slot, occ, home, tomove, passes, last, key, reps, common, max_moves,
               auto_reset, final_view, scale) -> None:
-    (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
-     legal, nlegal, rep_keys, rep_counts) = common
+    common = (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
+              legal, nlegal, rep_keys, rep_counts) = borrowed(common)
+    actions, board, chips, slot, occ, home, tomove, passes, last, key, reps = borrowed(
+        (actions, board, chips, slot, occ, home, tomove, passes, last, key, reps))
     flat = obs.reshape((obs.shape[0], CELLS))
     final_flat = final_obs.reshape((final_obs.shape[0], CELLS))
     for i in range(lo, hi):
@@ -351,10 +380,10 @@ def step_rows(lo, hi, actions, board, chips, slot, home, tomove, passes, last, k
         previous = last[i]
         push_history(hist, hlen, i, a)
         moves[i] += 1
-        result = _apply(i, a, board, chips, slot, home, tomove, passes, last, key, reps, rep_keys, rep_counts)
+        result = _apply(i, a, board, chips, slot, occ, home, tomove, passes, last, key, reps, rep_keys, rep_counts)
         if result < 0 and moves[i] < max_moves:
             player[i] = 1 - mover
-            _write_legal(i, board, chips, tomove, mask, legal, nlegal)
+            _write_legal(i, chips, occ, tomove, mask, legal, nlegal)
             _update_view(flat[i], i, board, chips, passes, last, reps, previous, hlen[i], 1 - mover, scale)
             continue
         if result >= 0:
@@ -366,12 +395,12 @@ def step_rows(lo, hi, actions, board, chips, slot, home, tomove, passes, last, k
             trunc[i] = True
         viewer = mover if final_view < 0 else final_view
         flag = 1.0 if result < 0 and viewer == tomove[i] else 0.0
-        _write_view(final_flat[i], i, board, passes, last, reps[i], hlen[i], viewer, flag, scale)
+        _write_view(final_flat[i], i, board, passes, last, reps[i, 0], hlen[i], viewer, flag, scale)
         keep_history(hist, hlen, last_hist, last_hlen, i)
         if auto_reset:
-            _start_row(i, board, chips, slot, home, tomove, passes, last, key, reps, common)
-            _write_legal(i, board, chips, tomove, mask, legal, nlegal)
-            _write_view(flat[i], i, board, passes, last, reps[i], 0, 0, 1.0, scale)
+            _start_row(i, board, chips, slot, occ, home, tomove, passes, last, key, reps, common)
+            _write_legal(i, chips, occ, tomove, mask, legal, nlegal)
+            _write_view(flat[i], i, board, passes, last, reps[i, 0], 0, 0, 1.0, scale)
         else:
             player[i] = TERMINAL
             clear_legal(mask, legal, nlegal, i)
@@ -379,18 +408,20 @@ def step_rows(lo, hi, actions, board, chips, slot, home, tomove, passes, last, k
 
 
 @njit(cache=True, nogil=True)
-def replay_row(i, history, board, chips, slot, home, tomove, passes, last, key, reps, common, scale) -> None:
-    (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
-     legal, nlegal, rep_keys, rep_counts) = common
-    _start_row(i, board, chips, slot, home, tomove, passes, last, key, reps, common)
+def replay_row(i, history, board, chips, slot, occ, home, tomove, passes, last, key, reps, common, scale) -> None:
+    common = (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
+              legal, nlegal, rep_keys, rep_counts) = borrowed(common)
+    history, board, chips, slot, occ, home, tomove, passes, last, key, reps = borrowed(
+        (history, board, chips, slot, occ, home, tomove, passes, last, key, reps))
+    _start_row(i, board, chips, slot, occ, home, tomove, passes, last, key, reps, common)
     for a in history:
         push_history(hist, hlen, i, a)
         moves[i] += 1
-        _apply(i, a, board, chips, slot, home, tomove, passes, last, key, reps, rep_keys, rep_counts)
+        _apply(i, a, board, chips, slot, occ, home, tomove, passes, last, key, reps, rep_keys, rep_counts)
     player[i] = tomove[i]
-    _write_legal(i, board, chips, tomove, mask, legal, nlegal)
+    _write_legal(i, chips, occ, tomove, mask, legal, nlegal)
     flat = obs.reshape((obs.shape[0], CELLS))
-    _write_view(flat[i], i, board, passes, last, reps[i], hlen[i], tomove[i], 1.0, scale)
+    _write_view(flat[i], i, board, passes, last, reps[i, 0], hlen[i], tomove[i], 1.0, scale)
 
 
 class OutwitKernels(GameKernels):
@@ -400,16 +431,17 @@ class OutwitKernels(GameKernels):
         self.board = np.zeros((num_envs, NUM_SQUARES), np.int8)
         self.chips = np.zeros((num_envs, 2, 9), np.int8)
         self.slot = np.zeros((num_envs, NUM_SQUARES), np.int8)
+        self.occ = np.zeros((num_envs, 2), np.uint64)
         self.home = np.zeros((num_envs, 2), np.int8)
         self.tomove = np.zeros(num_envs, np.int8)
         self.passes = np.zeros(num_envs, np.int8)
         self.last = np.full(num_envs, -1, np.int32)
         self.key = np.zeros(num_envs, np.uint64)
-        self.reps = np.zeros(num_envs, np.int32)
+        self.reps = np.zeros((num_envs, 2), np.int32)
         self.scale = float(self.game.max_moves_default)
 
     def _arrays(self) -> tuple:
-        return (self.board, self.chips, self.slot, self.home, self.tomove, self.passes, self.last, self.key,
+        return (self.board, self.chips, self.slot, self.occ, self.home, self.tomove, self.passes, self.last, self.key,
                 self.reps)
 
     def history_capacity(self, max_moves: int) -> int:
