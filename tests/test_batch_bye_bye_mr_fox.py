@@ -411,10 +411,12 @@ def test_load_at_a_chance_node_draws_until_a_decision():
 
 
 def test_load_at_a_chance_node_whose_chance_ends_the_game():
-    """The winning spin drawn by a load: the row is finished (term, +1 each, TERMINAL) with the
-    core's final state, the others wait for their decision."""
+    """The winning spin drawn by a load: without auto-reset the row is finished (term, +1 each,
+    TERMINAL) with the core's final state; with auto-reset a new game starts in that row at once
+    and the ended one is its final_core_state. The other rows wait for their decision."""
     before = scripted(WHITE_THREE + BLACK_THREE + BROWN_TWO + ["flip egg", "N2"])  # the spin is next
-    env = loaded_chance(before, 60)
+    env = loaded_chance(before, 60, auto_reset=False)
+    restarting = loaded_chance(before, 60, auto_reset=True)
     finished = 0
     for i in range(env.num_envs):
         core = env.core_state(i)
@@ -424,13 +426,17 @@ def test_load_at_a_chance_node_whose_chance_ends_the_game():
             assert core.is_terminal() and core.won and env._arrays["term"][i]
             assert (env._arrays["rewards"][i] == 1).all() and not env.action_mask[i].any()
             np.testing.assert_array_equal(env.observation[i], core.observation_tensor(0))
+            assert restarting.final_core_state(i) == core
+            assert len(restarting.core_state(i).history()) < len(before.history())  # a new game
+            assert_row_matches(restarting, i, restarting.core_state(i))
         else:
             assert_row_matches(env, i, core)
+            assert restarting.core_state(i) == core  # the same stream drew the same chance
     assert 0 < finished < env.num_envs
 
 
-def loaded_chance(state, rows):
-    env = fox_envs.batch.make(ENV_ID, rows, seed=15, **state.game.params)
+def loaded_chance(state, rows, auto_reset=True):
+    env = fox_envs.batch.make(ENV_ID, rows, seed=15, auto_reset=auto_reset, **state.game.params)
     for i in range(rows):
         env.load(i, state)
     return env

@@ -39,8 +39,9 @@ decision or the end of the game, with the end checks of the core's ``_end_turn``
 full: a win; else no token left face down: a loss).
 
 ``env.load`` of a chance node (the core allows one) draws chance until a decision; should that
-chance end the game, the row is finished as a step without auto-reset finishes it (``term``,
-rewards, final observation, TERMINAL) whatever ``auto_reset`` is, since ``replay`` is not told.
+chance end the game, ``replay_row`` finishes the row as a step without auto-reset finishes it
+(``term``, rewards, final observation, TERMINAL), and ``BatchEnv.load`` restarts it when
+``auto_reset`` is on.
 
 Speed: ``step_rows`` and ``reset_rows`` run on borrowed views of their arrays (``_rows.borrowed``:
 no reference counts), since numba's atomic increments and decrements around every inlined helper

@@ -268,7 +268,9 @@ class BatchEnv:
         return self._replayed(self._arrays["last_hist"][i, :n])
 
     def load(self, i: int, state: State) -> None:
-        """Game i continues from the rules-core ``state`` (same game and params)."""
+        """Game i continues from the rules-core ``state`` (same game and params). At a chance node
+        the chance is drawn from row i's stream; if that ends the game, the row is finished (with
+        ``auto_reset`` a new game starts at once; the ended one is ``final_core_state(i)``)."""
         i = self._row(i)
         if not isinstance(state, State) or state.game != self.game:
             raise InvalidStateError(f"{self.env_id}: load needs a state of {self.game!r}, got {state!r:.80}")
@@ -282,6 +284,10 @@ class BatchEnv:
         if len(history) > self._arrays["hist"].shape[1]:
             raise InvalidStateError(f"{self.env_id}: the state's history is longer than a game of this env can be")
         self._kernels.replay(i, np.asarray(history, np.int16), self._common)
+        if self.auto_reset and self._arrays["player"][i] == TERMINAL:  # the pending chance ended the game
+            which = np.zeros(self.num_envs, np.bool_)
+            which[i] = True
+            self._restart(which)
 
     # ----- copying ------------------------------------------------------------------------------
     def __getstate__(self) -> dict:
