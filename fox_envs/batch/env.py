@@ -26,6 +26,7 @@ KERNELS = {
     "outfoxed_v0": "fox_envs.batch.outfoxed:OutfoxedKernels",
 }
 MEMORY_LIMIT = 4 << 30  # bytes of history and repetition tables a BatchEnv may allocate
+MIN_ROWS_PER_THREAD = 256  # below this a thread's share costs more to hand out than to step
 
 
 class GameKernels:
@@ -156,9 +157,10 @@ class BatchEnv:
 
     # ----- running kernels over row ranges -----------------------------------------------------
     def _over_rows(self, function, *args: Any) -> None:
-        """Run ``function(lo, hi, *args)`` over every row, split across ``threads`` threads. An
-        interrupt while waiting lets every range finish first, so each row is whole."""
-        if self.threads == 1 or self.num_envs < 2 * self.threads:
+        """Run ``function(lo, hi, *args)`` over every row, split across ``threads`` threads (one
+        thread when there are fewer than ``MIN_ROWS_PER_THREAD`` rows per thread). An interrupt
+        while waiting lets every range finish first, so each row is whole."""
+        if self.threads == 1 or self.num_envs < MIN_ROWS_PER_THREAD * self.threads:
             function(0, self.num_envs, *args)
             return
         if self._pool is None:
