@@ -299,8 +299,15 @@ def test_three_player_hands_seen_from_each_seat():
     assert hands[0, 1].tolist() == [0.5, 0, 0, 1, 0, 0, 1, 0, 0]
     assert hands[0, 2].tolist() == [0, 0.5, 0, 0, 1, 0, 0, 1, 0]
     step_row(env, "CB@c2", state)
-    step_row(env, "c1-e1" if "c1-e1" in legal_strings(env) else sorted(legal_strings(env))[0], state)
+    assert env.observation[ROW, 0, 0, 17:26].tolist() == [0, 0, 0.5, 0, 0, 1, 0, 0, 1]  # own CB placed
+    step_row(env, "c1-e1", state)
+    # the turn passes to player_0: the hand planes turn with the viewer
     assert env.current_player[ROW] == 0
+    hands = env.observation[ROW, :, :, 17:44].reshape(25, 3, 9)
+    assert (hands == hands[0]).all()
+    assert hands[0, 0].tolist() == [0.5, 0, 0, 1, 0, 0, 1, 0, 0]
+    assert hands[0, 1].tolist() == [0, 0.5, 0, 0, 1, 0, 0, 1, 0]
+    assert hands[0, 2].tolist() == [0, 0, 0.5, 0, 0, 1, 0, 0, 1]
     assert_row_matches(env, ROW, state)
 
 
