@@ -48,9 +48,11 @@ planes 11 / 12 at the old and new last squares; everything else stays.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
-
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
+from numba.extending import intrinsic
 
 from fox_envs.batch._rows import (TERMINAL, add_legal, begin_row, borrowed, clear_legal, clear_repetitions,
                                   count_position, keep_history, push_history)
@@ -120,6 +122,9 @@ DELTA = np.array([dr * NUM_COLUMNS + dc for dr, dc in DIRECTIONS], np.int32)
 # squares between two squares of a line (Chebyshev distance), to count a ray's free squares
 DISTANCE = np.array([[max(abs(a // 10 - b // 10), abs(a % 10 - b % 10)) for b in range(NUM_SQUARES)]
                      for a in range(NUM_SQUARES)], np.int8)
+# free squares before a chip on ``first`` (index first + 1; -1 and 128 mean no chip: a big count)
+STOP = np.full((NUM_SQUARES, 130), 100, np.int8)
+STOP[:, 1:NUM_SQUARES + 1] = DISTANCE - 1
 MAX_LEGAL = int(RAY_LENGTH.sum(axis=2).max()) + 8 * 4  # the power chip's rays plus 4 per regular chip
 
 _zobrist = np.random.default_rng(20240526).integers(1, 2**63, size=(2 * 2 * NUM_SQUARES + 1,), dtype=np.int64)
@@ -142,7 +147,49 @@ START_OCCUPANCY = np.zeros(2, np.uint64)
 for _s in [*START_POWER, *START_REGULAR.ravel()]:
     START_OCCUPANCY[_s >> 6] |= np.uint64(1) << np.uint64(_s & 63)
 
+AHEAD = 8  # rows the step kernel prefetches ahead
+
 # ----- helpers ----------------------------------------------------------------------------------
+
+@intrinsic
+def _prefetch(typingctx, array, index):
+    """A hint to bring the cache line of element ``index`` (flat, C order) of ``array`` in for a
+    write (llvm.prefetch; no effect on results)."""
+    def codegen(context, builder, signature, args):
+        array_type = signature.args[0]
+        view = context.make_array(array_type)(context, builder, args[0])
+        base = builder.bitcast(view.data, ir.IntType(8).as_pointer())
+        offset = builder.mul(args[1], context.get_constant(
+            types.intp, context.get_abi_sizeof(context.get_data_type(array_type.dtype))))
+        i32 = ir.IntType(32)
+        function = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [ir.IntType(8).as_pointer(), i32, i32, i32]),
+            "llvm.prefetch.p0")
+        builder.call(function, [builder.gep(base, [offset]), ir.Constant(i32, 1), ir.Constant(i32, 3),
+                                ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+    return types.void(array, types.intp), codegen
+
+
+@njit(cache=True, inline="always")
+def _prefetch_row(j, actions, player, chips, obs, mask, legal, nlegal) -> None:
+    """Ask for the cache lines row ``j``'s step will write: its mask entries to clear, the mask
+    ranges of the next mover's chips, its observation row."""
+    if actions[j] < 0 or player[j] < 0:
+        return
+    row = np.int64(j) * NUM_ACTIONS
+    for k in range(nlegal[j]):
+        _prefetch(mask, row + legal[j, k])
+    q = 1 - player[j]
+    for c in range(9):
+        s = np.int64(chips[j, q, c]) * NUM_SQUARES
+        _prefetch(mask, row + s)
+        _prefetch(mask, row + s + NUM_SQUARES - 1)
+    start = np.int64(j) * CELLS
+    for k in range(0, CELLS, 16):
+        _prefetch(obs, start + k)
+    _prefetch(obs, start + CELLS - 1)
+
 
 
 @njit(cache=True, inline="always")
@@ -185,21 +232,18 @@ def _start_row(i, board, chips, slot, occ, home, tomove, passes, last, key, reps
 
 @njit(cache=True, inline="always")
 def _free(p, s, d, occ0, occ1) -> int:
-    """How many empty squares a chip of ``p`` on ``s`` passes going in direction ``d``."""
+    """How many empty squares a chip of ``p`` on ``s`` passes going in direction ``d`` (without
+    branches: a bit count of zero words gives 64, and ``STOP`` maps "no chip" to the ray's end)."""
     bits = RAY_BITS[p, s, d]
     lo = occ0 & bits[0]
     hi = occ1 & bits[1]
-    if DELTA[d] > 0:
-        if lo != 0:
-            return DISTANCE[s, np.int64(trailing_zeros(lo))] - 1
-        if hi != 0:
-            return DISTANCE[s, 64 + np.int64(trailing_zeros(hi))] - 1
-    else:
-        if hi != 0:
-            return DISTANCE[s, 127 - np.int64(leading_zeros(hi))] - 1
-        if lo != 0:
-            return DISTANCE[s, 63 - np.int64(leading_zeros(lo))] - 1
-    return RAY_LENGTH[p, s, d]
+    if DELTA[d] > 0:  # the lowest chip: square 0..127, 128 when none
+        low = np.int64(trailing_zeros(lo))
+        first = low + (np.int64(trailing_zeros(hi)) if low == 64 else 0)
+    else:  # the highest chip: square 127..0, -1 when none
+        high = 127 - np.int64(leading_zeros(hi))
+        first = high if high >= 64 else 63 - np.int64(leading_zeros(lo))
+    return min(np.int64(STOP[s, first + 1]), np.int64(RAY_LENGTH[p, s, d]))
 
 
 @njit(cache=True, inline="always")
@@ -372,6 +416,8 @@ def step_rows(lo, hi, actions, board, chips, slot, occ, home, tomove, passes, la
     flat = obs.reshape((obs.shape[0], CELLS))
     final_flat = final_obs.reshape((final_obs.shape[0], CELLS))
     for i in range(lo, hi):
+        if i + AHEAD < hi:
+            _prefetch_row(i + AHEAD, actions, player, chips, obs, mask, legal, nlegal)
         begin_row(rewards, term, trunc, i)
         a = actions[i]
         if a < 0 or player[i] < 0:
