@@ -152,6 +152,23 @@ def test_different_scoring_sets_stand_and_chance_picks_the_first_player():
     np.testing.assert_array_equal(kept_now, (np.array(expected) / 3.0).astype(np.float32))
 
 
+def test_a_state_loaded_in_the_middle_of_the_deal_is_dealt_on_from_the_deck_left():
+    state = opening(first=1)
+    for colour in [RED] * 7 + [PINK] * 3:  # the deck's last 7 reds go to player_1 (the first player)
+        state.apply_action(colour)
+    assert state.is_chance_node()
+    env = fox_envs.batch.make(ENV, 1, seed=3)
+    env.load(0, state)
+    history = env._arrays["hist"][0, :env._arrays["hlen"][0]].tolist()
+    assert history[:len(state.history())] == state.history()
+    rest = history[len(state.history()):]
+    assert len(rest) == 22 - 10 and RED not in rest  # no red is left in the deck
+    ref = state.clone()
+    apply_tail(ref, rest)
+    assert_row_matches(env, 0, ref)
+    assert env.current_player[0] == 1 and env.moves[0] == 6
+
+
 # ----- chance frequencies ----------------------------------------------------------------------------
 def batch_after_picks(rows, seed, **params):
     """``rows`` rows, each after the picks brown x3 / black x3 (the deck keeps 7, 7, 10, 10, 10, 10)."""

@@ -14,7 +14,7 @@ State of row ``i``: one int16 row ``st[i]`` (fields at the offsets below) and ``
     st[i, PHASE]            the core's phase (KEEP, PUT, CALLING, CHIPPING, SHOW, OVER; FIRST
                             and DEAL are chance phases, never left pending after a step)
     st[i, PICKS]            scoring picks made in the current pick phase (0..6)
-    st[i, ROUND], FIRST     the round (1..max_rounds, 0 while picking) and its first player
+    st[i, ROUND], FIRST_P   the round (1..max_rounds, 0 while picking) and its first player
     st[i, DEALT]            cards dealt this round (0..22: the first player's 12, then 10)
     st[i, TURN]             turns completed this round (0..18)
     st[i, LAST + p]         table index of seat p's latest card this round (-1: none)
@@ -40,7 +40,11 @@ float32 (``TABLE_VALUE``), so every value is bit for bit the core's.
 
 A step: the decision, then the chance nodes it leads to, drawn from the row's own stream (first
 player 1/2 each; a deal proportional to the deck left), then the end checks (game over, else
-``max_moves``).
+``max_moves``). A game never ends on a chance node (only the special turn ends a round).
+
+Speed: the helpers read the state as ``st[i, FIELD]`` (no row views), and each kernel first takes
+its arrays through ``_borrowed`` (reference counts off), since the inlined helpers otherwise
+increment and decrement every array they are passed, atomically, once per row.
 """
 from __future__ import annotations
 
