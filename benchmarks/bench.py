@@ -8,6 +8,12 @@ Layers measured per env: ``env`` (the public wrapped ``env()``), ``raw`` (``raw_
 (the rules core alone: observation of the player to move + mask + apply). The PettingZoo
 anchors are ``tictactoe_v3`` and ``connect_four_v3`` through ``env()`` / ``raw_env`` and the same
 loops. A step is one player decision (fox_envs chance events are resolved inside ``step``).
+
+Every loop (ours and the PettingZoo anchors' alike) picks its random legal action with the same
+``pick``: the int8 mask viewed as bool, ``nonzero``, one uniform draw (the cheapest picker
+measured: about 2 µs on Outwit's 8,101-entry mask, 1 µs on connect four's 7). ``np.flatnonzero`` on
+the int8 mask itself takes about 12 µs on Outwit's mask, as long as the rest of an Outwit step, so
+the picker would be much of what is measured.
 """
 from __future__ import annotations
 
@@ -25,6 +31,12 @@ import fox_envs
 from fox_envs.core.game import sample_chance
 
 
+def pick(mask: np.ndarray, rng: np.random.Generator) -> int:
+    """A uniformly random legal action of an int8 (0/1) mask: the cheapest picker measured."""
+    legal = mask.view(np.bool_).nonzero()[0]
+    return int(legal[int(rng.random() * len(legal))])
+
+
 def aec_loop(make_env: Callable, seconds: float, seed: int = 0) -> tuple[float, float]:
     """Steps/s and games/s of uniformly random masked play through an AEC env."""
     env = make_env()
@@ -39,8 +51,7 @@ def aec_loop(make_env: Callable, seconds: float, seed: int = 0) -> tuple[float, 
             if term or trunc:
                 env.step(None)
                 continue
-            legal = np.flatnonzero(obs["action_mask"])
-            env.step(int(legal[rng.integers(len(legal))]))
+            env.step(pick(obs["action_mask"], rng))
             steps += 1
         games += 1
     elapsed = time.perf_counter() - start
@@ -64,8 +75,7 @@ def core_loop(env_id: str, seconds: float, seed: int = 0) -> tuple[float, float]
                 continue
             player = state.current_player()
             state.observation_tensor(player)
-            legal = np.flatnonzero(state.legal_actions_mask())
-            state.apply_action(int(legal[rng.integers(len(legal))]))
+            state.apply_action(pick(state.legal_actions_mask(), rng))
             moves += 1
             steps += 1
         games += 1
@@ -86,8 +96,7 @@ def memory_report(env_ids: list[str]) -> dict[str, dict[str, int]]:
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
                 break
-            legal = np.flatnonzero(obs["action_mask"])
-            env.step(int(legal[rng.integers(len(legal))]))
+            env.step(pick(obs["action_mask"], rng))
         obs = env.observe(env.agent_selection)
         report[env_id] = {
             "state_pickle_bytes": len(pickle.dumps(env.unwrapped.game_state)),

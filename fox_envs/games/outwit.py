@@ -35,13 +35,14 @@ current position has occurred / 3, 10 moves played / ``max_moves_default`` (capp
 """
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import numpy as np
 
 from fox_envs.core import render
 from fox_envs.core.errors import IllegalActionError
-from fox_envs.core.game import TERMINAL, Game, State, two_player_returns
+from fox_envs.core.game import TERMINAL, Game, State, action_as_int, two_player_returns
 
 COLUMNS = "abcdefghij"
 NUM_COLUMNS, NUM_ROWS = 10, 9
@@ -175,6 +176,88 @@ def generate_moves(board: bytearray, squares: list[int], player: int) -> list[in
     return moves
 
 
+# Line tables for the states' move generation. A state keeps the occupancy of each row and column
+# as a bit pattern (``lines``: rows 0-8 with bit = column, then columns 9-18 with bit = row), and
+# a chip's slides along its row or column depend only on that line's pattern, so they are looked
+# up in ``SLIDES`` (built at import in about 30 ms: 2 * 2 * 2 * 90 lists of 1024 or 512 shared
+# tuples, about 6 MB).
+ROW_LINE = tuple(square // NUM_COLUMNS for square in range(NUM_SQUARES))
+COLUMN_LINE = tuple(NUM_ROWS + square % NUM_COLUMNS for square in range(NUM_SQUARES))
+LINE_BITS = tuple((ROW_LINE[s], 1 << (s % NUM_COLUMNS), COLUMN_LINE[s], 1 << (s // NUM_COLUMNS))
+                  for s in range(NUM_SQUARES))
+NUM_LINES = NUM_ROWS + NUM_COLUMNS
+
+
+def _line_rays(player: int, square: int, axis: int) -> tuple[tuple[int, ...], ...]:
+    """The non-empty rays of ``player`` from ``square`` along its row (axis 0) or column (1)."""
+    steps = DIRECTIONS[2:4] if axis == 0 else DIRECTIONS[:2]
+    return tuple(ray for ray in (_ray(player, square, step) for step in steps) if ray)
+
+
+LINE_RAYS = tuple(tuple(tuple(_line_rays(p, s, axis) for axis in (0, 1)) for s in range(NUM_SQUARES)) for p in (0, 1))
+DIAGONAL_RAYS = tuple(_rays(p, DIRECTIONS[4:]) for p in (0, 1))
+
+
+def _line_bit(square: int, axis: int) -> int:
+    """The bit of ``square`` in its row's pattern (axis 0: its column) or column's (1: its row)."""
+    return square % NUM_COLUMNS if axis == 0 else square // NUM_COLUMNS
+
+
+def _clear_runs(width: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """For lines of ``width`` squares: per start bit, over all patterns, how many clear bits run
+    from that bit upwards (first list) and downwards (second list)."""
+    patterns = np.arange(1 << width)
+    up: list[np.ndarray] = [patterns] * width
+    down: list[np.ndarray] = [patterns] * width
+    for runs, bits in ((up, range(width - 1, -1, -1)), (down, range(width))):
+        run = np.zeros(len(patterns), dtype=np.intp)
+        for bit in bits:
+            run = runs[bit] = np.where((patterns >> bit) & 1, 0, run + 1)
+    return up, down
+
+
+def _slide_tables(player: int, power: bool, axis: int) -> tuple[list[tuple[int, ...]], ...]:
+    """Per square, a list indexed by the pattern of the square's row (``axis`` 0) or column (1):
+    the sorted move actions of ``player``'s power chip (``power``) or regular chip on that
+    square along the line. They depend only on how far each ray is open (up to its first
+    occupied square), so the moves are built once per combination of open lengths."""
+    up, down = _clear_runs(NUM_COLUMNS if axis == 0 else NUM_ROWS)
+    tables = []
+    for square in range(NUM_SQUARES):
+        rays = LINE_RAYS[player][square][axis]
+        key = np.zeros(len(up[0]), dtype=np.intp)  # the open lengths, one decimal digit per ray
+        for ray in rays:
+            first = _line_bit(ray[0], axis)
+            runs = up[first] if first > _line_bit(square, axis) else down[first]
+            key = key * 10 + np.minimum(runs, len(ray))
+        moves_of = np.empty(100, dtype=object)
+        base = square * NUM_SQUARES
+        for lengths in itertools.product(*(range(len(ray) + 1) for ray in rays)):
+            moves = []
+            for ray, length in zip(rays, lengths):
+                reached = ray[:length]
+                moves += [base + target for target in (reached if power else reached[-1:])]
+            moves_of[int("".join(map(str, lengths)) or 0)] = tuple(sorted(moves))
+        tables.append(moves_of[key].tolist())
+    return tuple(tables)
+
+
+# SLIDES[player][power][axis][square][pattern]: the moves along that square's row or column.
+SLIDES = tuple(tuple(tuple(_slide_tables(p, power, axis) for axis in (0, 1)) for power in (False, True))
+               for p in (0, 1))
+
+
+def line_patterns(board: bytearray) -> list[int]:
+    """The occupancy pattern of every row and column of ``board`` (see ``LINE_BITS``)."""
+    lines = [0] * NUM_LINES
+    for square in range(NUM_SQUARES):
+        if board[square]:
+            row, row_bit, column, column_bit = LINE_BITS[square]
+            lines[row] |= row_bit
+            lines[column] |= column_bit
+    return lines
+
+
 def _square_planes() -> np.ndarray:
     """Per observer, the board planes (0-6) of every square for every board code, shape
     (2, 90*5, planes): row ``square*5 + code``; one gather builds planes 0-6 of an observation."""
@@ -193,6 +276,28 @@ def _square_planes() -> np.ndarray:
 
 SQUARE_PLANES = _square_planes()
 SQUARE_ROWS = np.arange(NUM_SQUARES, dtype=np.intp) * 5
+
+
+def _position_planes() -> tuple[tuple[np.ndarray, ...], ...]:
+    """``SQUARE_PLANES`` with planes 7-9 filled in, per observer and ``variant`` = 8 * (the
+    observer is to move) + 4 * (the last action was a pass) + the repetition count (0..3): one
+    gather then builds planes 0-9 of an observation."""
+    tables = []
+    for player in (0, 1):
+        variants = []
+        for variant in range(16):
+            table = SQUARE_PLANES[player].copy()
+            table[:, 7] = variant >> 3
+            table[:, 8] = variant >> 2 & 1
+            table[:, 9] = (variant & 3) / 3.0
+            variants.append(table)
+        tables.append(tuple(variants))
+    return tuple(tables)
+
+
+POSITION_PLANES = _position_planes()
+OBS_SHAPE = (NUM_ROWS, NUM_COLUMNS, NUM_PLANES)
+INT8 = np.dtype(np.int8)
 # Text of each square per board code: "[x]" in player_0's corner, "(x)" in player_1's, " x ".
 CELL_TEXT = tuple(
     tuple(("[{}]" if IN_CORNER[0][s] else "({})" if IN_CORNER[1][s] else " {} ").format(mark) for mark in ".xXoO")
@@ -216,6 +321,13 @@ class OutwitGame(Game):
 
 
 class OutwitState(State):
+    """The position, with two derived parts kept up to date move by move for the random-play hot
+    path: ``lines`` (each row's and column's occupancy pattern, for the move generation through
+    ``SLIDES``) and ``cells`` (per square ``square*5 + board code``, its row in the
+    ``POSITION_PLANES`` tables, for the observation's one gather). Both are left out of pickles
+    and rebuilt on loading. ``apply_action`` validates
+    and applies in one method (there is no separate ``_apply_action``)."""
+
     game: OutwitGame
 
     def __init__(self, game: OutwitGame) -> None:
@@ -236,6 +348,21 @@ class OutwitState(State):
         self.drawn = ""  # "", "passes" or "repetition"
         self.code = chips_code(self.squares)  # the chip part of the repetition key
         self.seen: dict[int, int] = {self.position_key(): 1}
+        self._derive()
+
+    def _derive(self) -> None:
+        """Rebuild ``lines`` and ``cells`` from the board (a new state, and on unpickling)."""
+        self.lines = line_patterns(self.board)
+        self.cells = SQUARE_ROWS + np.frombuffer(bytes(self.board), dtype=np.uint8)
+
+    def __getstate__(self) -> dict:
+        state = self.__dict__.copy()
+        del state["lines"], state["cells"]  # derived: rebuilt on unpickling, keeps pickles small
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._derive()
 
     # ----- rules -----------------------------------------------------------------------------
     def position_key(self) -> int:
@@ -249,20 +376,55 @@ class OutwitState(State):
         return self.to_move
 
     def _legal_actions(self) -> list[int]:
-        """Every slide of the mover's chips; ``pass`` only when there is none."""
-        moves = generate_moves(self.board, self.squares[self.to_move], self.to_move)
-        return moves or [PASS]
+        """Every slide of the mover's chips; ``pass`` only when there is none. The same moves as
+        ``generate_moves``: row and column slides looked up by line pattern in ``SLIDES``, the
+        power chip's diagonals walked."""
+        player = self.to_move
+        chips = self.squares[player]
+        lines = self.lines
+        (rows, columns), (power_rows, power_columns) = SLIDES[player]
+        power = chips[0]
+        moves = [*power_rows[power][lines[ROW_LINE[power]]], *power_columns[power][lines[COLUMN_LINE[power]]]]
+        board = self.board
+        base = power * NUM_SQUARES
+        for ray in DIAGONAL_RAYS[player][power]:
+            for target in ray:
+                if board[target]:
+                    break
+                moves.append(base + target)
+        for square in chips[1:]:
+            moves += rows[square][lines[ROW_LINE[square]]]
+            moves += columns[square][lines[COLUMN_LINE[square]]]
+        if not moves:
+            return [PASS]
+        moves.sort()
+        return moves
 
-    def _apply_action(self, action: int) -> None:
+    def apply_action(self, action: Any) -> None:
+        """Apply a legal action; anything else raises ``IllegalActionError`` and changes nothing."""
+        value = action if type(action) is int else action_as_int(action)
+        legal = self._legal  # the cached list when there is one, else the direct check
+        if value is None or not (value in legal if legal is not None else self.is_legal(value)):
+            raise IllegalActionError(self._illegal_message(action, value))
         mover = self.to_move
-        if action == PASS:
+        if value == PASS:
             self.passes += 1
         else:
             self.passes = 0
-            origin, target = divmod(action, NUM_SQUARES)
+            origin, target = divmod(value, NUM_SQUARES)
             board = self.board
-            board[target] = board[origin]
+            code = board[target] = board[origin]
             board[origin] = EMPTY
+            cells = self.cells
+            cells[origin] = origin * 5
+            cells[target] = target * 5 + code
+            lines = self.lines
+            row, row_bit, column, column_bit = LINE_BITS[origin]
+            lines[row] ^= row_bit
+            lines[column] ^= column_bit
+            row, row_bit, column, column_bit = LINE_BITS[target]
+            lines[row] ^= row_bit
+            lines[column] ^= column_bit
             chips = self.squares[mover]
             index = chips.index(origin)
             chips[index] = target
@@ -270,6 +432,8 @@ class OutwitState(State):
             in_corner = IN_CORNER[mover]
             if in_corner[target] and not in_corner[origin]:
                 self.home[mover] += 1
+        self._history.append(value)
+        self._legal = None
         self.to_move = 1 - mover
         if self.home[mover] == 9:
             self.winner = mover
@@ -290,25 +454,18 @@ class OutwitState(State):
         return self.seen.get(self.position_key(), 0)
 
     # ----- observation, notation -------------------------------------------------------------
-    def observation_tensor(self, player: int) -> np.ndarray:
-        obs = np.empty(self.game.observation_shape, dtype=np.float32)
-        self.write_observation(player, obs)
-        return obs
-
-    def write_observation(self, player: int, out: np.ndarray) -> None:
-        """Planes 0-6 in one gather from the per-square table, then the position planes."""
-        if not out.flags.c_contiguous or out.dtype != np.float32:  # no in-place view of it
-            out[...] = self.observation_tensor(player)
-            return
-        planes = out.reshape(NUM_SQUARES, NUM_PLANES)  # a view: out is written in place
-        # the indices are always in range; "clip" lets take write straight into out
-        SQUARE_PLANES[player].take(SQUARE_ROWS + np.frombuffer(self.board, dtype=np.uint8), axis=0, out=planes,
-                                   mode="clip")
-        if self.current_player() == player:
-            planes[:, 7] = 1.0
+    def _position_table(self, player: int) -> np.ndarray:
+        """The ``POSITION_PLANES`` table of planes 0-9 for ``player`` in this position."""
+        variant = min(self.seen.get(self.code + MOVER_KEY[self.to_move], 0), 3)
         if self.passes:
-            planes[:, 8] = 1.0
-        planes[:, 9] = min(self.repetition_count(), 3) / 3.0
+            variant += 4
+        if self.to_move == player and self.winner < 0 and not self.drawn:
+            variant += 8
+        return POSITION_PLANES[player][variant]
+
+    def _write_move_planes(self, planes: np.ndarray) -> None:
+        """Planes 10-12 (progress, the last move's squares) of the (90, planes) view ``planes``,
+        whose planes 10-12 are zero."""
         history = self._history
         if history:
             planes[:, 10] = min(1.0, len(history) / self.game.max_moves_default)
@@ -316,6 +473,27 @@ class OutwitState(State):
                 origin, target = divmod(history[-1], NUM_SQUARES)
                 planes[origin, 11] = 1.0
                 planes[target, 12] = 1.0
+
+    def observation_tensor(self, player: int) -> np.ndarray:
+        planes = self._position_table(player).take(self.cells, axis=0)
+        self._write_move_planes(planes)
+        return planes.reshape(OBS_SHAPE)
+
+    def write_observation(self, player: int, out: np.ndarray) -> None:
+        """Planes 0-9 in one gather from the position table, then planes 10-12."""
+        if not out.flags.c_contiguous or out.dtype != np.float32:  # no in-place view of it
+            out[...] = self.observation_tensor(player)
+            return
+        planes = out.reshape(NUM_SQUARES, NUM_PLANES)  # a view: out is written in place
+        # the indices are always in range; "clip" lets take write straight into out
+        self._position_table(player).take(self.cells, axis=0, out=planes, mode="clip")
+        self._write_move_planes(planes)
+
+    def legal_actions_mask(self) -> np.ndarray:
+        mask = bytearray(NUM_ACTIONS)
+        for action in self._cached_legal():
+            mask[action] = 1
+        return np.frombuffer(mask, dtype=INT8)
 
     def action_to_string(self, action: int) -> str:
         if action == PASS:
@@ -382,6 +560,8 @@ class OutwitState(State):
         new.winner = self.winner
         new.drawn = self.drawn
         new.seen = dict(self.seen)
+        new.lines = self.lines[:]
+        new.cells = self.cells.copy()
         return new
 
     # ----- pictures ----------------------------------------------------------------------------
