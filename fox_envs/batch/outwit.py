@@ -247,25 +247,31 @@ def _free(p, s, d, occ0, occ1) -> int:
 
 
 @njit(cache=True, inline="always")
-def _write_legal(i, chips, occ, tomove, mask, legal, nlegal) -> None:
-    """The mover's legal list: the power chip's stops, each regular chip's slide ends, else pass."""
+def _write_legal(i, chips, occ, tomove, mask, legal, nlegal, scratch) -> None:
+    """The mover's legal list: the power chip's stops, each regular chip's slide ends, else pass.
+    The moves are gathered in ``scratch`` first, without a branch per ray (a regular chip's
+    empty slide is written and not counted), then marked legal in one loop."""
     clear_legal(mask, legal, nlegal, i)
     p = tomove[i]
     occ0, occ1 = occ[i, 0], occ[i, 1]
+    n = 0
     s = np.int64(chips[i, p, 0])
     base = s * (NUM_SQUARES + 1)
     for d in range(8):
         delta = DELTA[d]
         for k in range(1, _free(p, s, d, occ0, occ1) + 1):
-            add_legal(mask, legal, nlegal, i, base + k * delta)
+            scratch[n] = base + k * delta
+            n += 1
     for c in range(1, 9):
         s = np.int64(chips[i, p, c])
         base = s * (NUM_SQUARES + 1)
         for d in range(4):
-            n = _free(p, s, d, occ0, occ1)
-            if n > 0:
-                add_legal(mask, legal, nlegal, i, base + n * DELTA[d])
-    if nlegal[i] == 0:
+            free = _free(p, s, d, occ0, occ1)
+            scratch[n] = base + free * DELTA[d]
+            n += free > 0
+    for k in range(n):
+        add_legal(mask, legal, nlegal, i, scratch[k])
+    if n == 0:
         add_legal(mask, legal, nlegal, i, PASS)
 
 
@@ -398,11 +404,12 @@ def reset_rows(lo, hi, which, board, chips, slot, occ, home, tomove, passes, las
     which, board, chips, slot, occ, home, tomove, passes, last, key, reps = borrowed(
         (which, board, chips, slot, occ, home, tomove, passes, last, key, reps))
     obs, mask, legal, nlegal = common[0], common[1], common[13], common[14]
+    scratch = np.empty(MAX_LEGAL + 1, np.int64)
     flat = obs.reshape((obs.shape[0], CELLS))
     for i in range(lo, hi):
         if which[i]:
             _start_row(i, board, chips, slot, occ, home, tomove, passes, last, key, reps, common)
-            _write_legal(i, chips, occ, tomove, mask, legal, nlegal)
+            _write_legal(i, chips, occ, tomove, mask, legal, nlegal, scratch)
             _write_view(flat[i], i, board, passes, last, reps[i, 0], 0, 0, 1.0, scale)
 
 
@@ -415,6 +422,7 @@ def step_rows(lo, hi, actions, board, chips, slot, occ, home, tomove, passes, la
         (actions, board, chips, slot, occ, home, tomove, passes, last, key, reps))
     flat = obs.reshape((obs.shape[0], CELLS))
     final_flat = final_obs.reshape((final_obs.shape[0], CELLS))
+    scratch = np.empty(MAX_LEGAL + 1, np.int64)
     for i in range(lo, hi):
         if i + AHEAD < hi:
             _prefetch_row(i + AHEAD, actions, player, chips, obs, mask, legal, nlegal)
@@ -429,7 +437,7 @@ def step_rows(lo, hi, actions, board, chips, slot, occ, home, tomove, passes, la
         result = _apply(i, a, board, chips, slot, occ, home, tomove, passes, last, key, reps, rep_keys, rep_counts)
         if result < 0 and moves[i] < max_moves:
             player[i] = 1 - mover
-            _write_legal(i, chips, occ, tomove, mask, legal, nlegal)
+            _write_legal(i, chips, occ, tomove, mask, legal, nlegal, scratch)
             _update_view(flat[i], i, board, chips, passes, last, reps, previous, hlen[i], 1 - mover, scale)
             continue
         if result >= 0:
@@ -445,7 +453,7 @@ def step_rows(lo, hi, actions, board, chips, slot, occ, home, tomove, passes, la
         keep_history(hist, hlen, last_hist, last_hlen, i)
         if auto_reset:
             _start_row(i, board, chips, slot, occ, home, tomove, passes, last, key, reps, common)
-            _write_legal(i, chips, occ, tomove, mask, legal, nlegal)
+            _write_legal(i, chips, occ, tomove, mask, legal, nlegal, scratch)
             _write_view(flat[i], i, board, passes, last, reps[i, 0], 0, 0, 1.0, scale)
         else:
             player[i] = TERMINAL
@@ -465,7 +473,8 @@ def replay_row(i, history, board, chips, slot, occ, home, tomove, passes, last, 
         moves[i] += 1
         _apply(i, a, board, chips, slot, occ, home, tomove, passes, last, key, reps, rep_keys, rep_counts)
     player[i] = tomove[i]
-    _write_legal(i, chips, occ, tomove, mask, legal, nlegal)
+    scratch = np.empty(MAX_LEGAL + 1, np.int64)
+    _write_legal(i, chips, occ, tomove, mask, legal, nlegal, scratch)
     flat = obs.reshape((obs.shape[0], CELLS))
     _write_view(flat[i], i, board, passes, last, reps[i, 0], hlen[i], tomove[i], 1.0, scale)
 
