@@ -1,7 +1,9 @@
 """The command line: ``python -m fox_envs`` (also the ``fox-envs`` console script).
 
 Commands: ``list``, ``play``, ``arena``, ``tournament``, ``replay``, ``bench``; ``--help`` on
-each. ``main(argv)`` returns the exit code (0 ok, 1 game abandoned, 2 bad arguments).
+each. ``main(argv)`` returns the exit code (0 ok, 1 game abandoned or, for ``arena`` and
+``tournament``, games lost with a worker process (the finished games are still reported and
+saved), 2 bad arguments or input).
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import numpy as np
 from fox_envs.core.errors import IllegalActionError
 from fox_envs.core.game import CHANCE, TERMINAL, sample_chance
 from fox_envs.core.registry import ENV_IDS, entry, make_game
+from fox_envs.evaluation.pool import WorkerLostError
 
 HUMAN = "human"
 
@@ -313,9 +316,13 @@ def cmd_arena(args) -> int:
     params = parse_params(args.param)
     progress = None if args.quiet else Progress(args.env)
     start = time.perf_counter()
-    result = evaluate(args.env, args.agents, args.games, args.seed, args.workers, params=params,
-                      max_moves=args.max_moves, rotation=args.rotation, keep_records=bool(args.record_dir),
-                      progress=progress)
+    try:
+        result = evaluate(args.env, args.agents, args.games, args.seed, args.workers, params=params,
+                          max_moves=args.max_moves, rotation=args.rotation, keep_records=bool(args.record_dir),
+                          progress=progress)
+        code = 0
+    except WorkerLostError as error:  # report and save the games that finished, then say what was lost
+        result, code = error.partial, _report_lost(error)
     print(result.summary())
     if args.out:
         Path(args.out).write_text(json.dumps(result.to_dict(), indent=1) + "\n", encoding="utf-8")
@@ -327,15 +334,25 @@ def cmd_arena(args) -> int:
             record.save(directory / f"game_{record.game_index:05d}.json")
         print(f"{len(result.records)} game records written to {directory}", file=sys.stderr)
     print(f"elapsed {time.perf_counter() - start:.1f}s with {args.workers} worker(s)", file=sys.stderr)
-    return 0
+    return code
+
+
+def _report_lost(error) -> int:
+    print(f"\nerror: {error}", file=sys.stderr)
+    return 1
 
 
 def cmd_tournament(args) -> int:
     from fox_envs.evaluation import plot_ratings, round_robin
 
     progress = None if args.quiet else Progress(f"{args.env} round robin")
-    result = round_robin(args.env, args.agents, args.games, args.seed, args.workers, params=parse_params(args.param),
-                         max_moves=args.max_moves, bootstrap=args.bootstrap, rotation=args.rotation, progress=progress)
+    try:
+        result = round_robin(args.env, args.agents, args.games, args.seed, args.workers,
+                             params=parse_params(args.param), max_moves=args.max_moves, bootstrap=args.bootstrap,
+                             rotation=args.rotation, progress=progress)
+        code = 0
+    except WorkerLostError as error:  # report and save the games that finished, then say what was lost
+        result, code = error.partial, _report_lost(error)
     print(result.summary())
     result.save(args.out, args.csv)
     for path in (args.out, args.csv):
@@ -346,7 +363,7 @@ def cmd_tournament(args) -> int:
             print(f"plot written to {args.plot}", file=sys.stderr)
         else:
             print("matplotlib is not installed: no plot (pip install matplotlib)", file=sys.stderr)
-    return 0
+    return code
 
 
 # ----- replay --------------------------------------------------------------------------------------

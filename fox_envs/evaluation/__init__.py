@@ -1,6 +1,7 @@
 """Evaluation: matches (``evaluate``), round-robin tournaments with ratings, game records and
 the confidence intervals they report. See ``docs/evaluation.md``."""
 from fox_envs.evaluation.match import AgentResult, MatchResult, evaluate, play_game, seat_rotations
+from fox_envs.evaluation.pool import WorkerLostError
 from fox_envs.evaluation.ratings import Ratings, fit_bradley_terry, rate
 from fox_envs.evaluation.records import GameRecord, record_from_state, replay_states
 from fox_envs.evaluation.stats import mean_interval, wilson_interval
@@ -9,5 +10,5 @@ from fox_envs.evaluation.tournament import TournamentResult, plot_ratings, round
 __all__ = [
     "AgentResult", "GameRecord", "MatchResult", "Ratings", "TournamentResult", "evaluate",
     "fit_bradley_terry", "mean_interval", "play_game", "plot_ratings", "rate", "record_from_state",
-    "replay_states", "round_robin", "seat_rotations", "wilson_interval",
+    "replay_states", "round_robin", "seat_rotations", "wilson_interval", "WorkerLostError",
 ]

@@ -13,6 +13,11 @@ sequence, so a game depends only on ``(seed, i)``; games are played in worker pr
 context, agents rebuilt in each worker from their spec strings, or pickled when given as objects)
 and collected in index order, so the result does not depend on ``workers``.
 
+Failures in workers (``fox_envs/evaluation/pool.py``): an agent's exception is re-raised with
+its own type; a worker process that dies (killed, or an agent raising ``SystemExit``) raises
+``WorkerLostError`` at once, naming the games lost, with the finished games' ``MatchResult``
+in its ``partial`` (``lost_games`` set, never mistaken for a complete result).
+
 Outcomes per agent: a return above 0 is a win, below 0 a loss, 0 a draw (this matches every
 game's reward convention: +1/-1/0, three-player Outfox +1/-0.5, cooperative +1/-1). A game
 reaching ``max_moves`` player decisions is truncated: every return is 0 (a draw) and it is
@@ -22,7 +27,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import multiprocessing
 import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
@@ -34,6 +38,7 @@ from fox_envs.agents.registry import make_agent
 from fox_envs.core.errors import InvalidParameterError
 from fox_envs.core.game import CHANCE, Game, sample_chance
 from fox_envs.core.registry import make_game
+from fox_envs.evaluation.pool import WorkerLostError, index_ranges, run_parallel
 from fox_envs.evaluation.records import GameRecord
 from fox_envs.evaluation.stats import mean_interval, wilson_interval
 
@@ -183,6 +188,7 @@ class MatchResult:
     team_wins: int
     seat_balanced: bool
     records: list[GameRecord] = field(default_factory=list, repr=False)
+    lost_games: list[int] = field(default_factory=list)  # a partial result (WorkerLostError): games not played
 
     @property
     def mean_length(self) -> float:
@@ -203,6 +209,8 @@ class MatchResult:
             "mean_length": mean_len, "mean_length_ci95": [low_len, high_len],
             "truncations": self.truncations, "results": [r.to_dict() for r in self.results],
         }
+        if self.lost_games:
+            data["lost_games"] = self.lost_games
         if not self.zero_sum:
             tl, th = wilson_interval(self.team_wins, self.num_games)
             data["team"] = {"wins": self.team_wins, "losses": self.num_games - self.team_wins,
@@ -231,6 +239,9 @@ class MatchResult:
             tl, th = team["win_rate_ci95"]
             lines.append(f"team win rate {team['win_rate']:.3f} [{tl:.3f}, {th:.3f}] ({self.team_wins}/{self.num_games})")
         lines.append(f"mean game length {self.mean_length:.2f} decisions; truncated games {self.truncations} (max_moves {self.max_moves})")
+        if self.lost_games:
+            lines.append(f"PARTIAL RESULT: {len(self.lost_games)} games lost with a worker process "
+                         f"(games {index_ranges(self.lost_games)})")
         return "\n".join(lines)
 
 
@@ -288,20 +299,28 @@ def evaluate(env_id: str, agents: Sequence[Any], num_games: int = 100, seed: int
         finally:
             _WORKER.clear()
     else:
-        context = multiprocessing.get_context("spawn")
         chunk = max(1, min(16, num_games // (workers * 8)))
-        with context.Pool(workers, initializer=_init_worker, initargs=init_args) as pool:
-            for outcome in pool.imap(_play_indexed, range(num_games), chunksize=chunk):
-                outcomes.append(outcome)
-                if progress:
-                    progress(len(outcomes), num_games)
+
+        def collect(outcome: tuple[int, tuple[int, ...], GameRecord]) -> None:
+            outcomes.append(outcome)
+            if progress:
+                progress(len(outcomes), num_games)
+
+        try:
+            run_parallel(_init_worker, init_args, _play_indexed, num_games, workers, chunk, collect)
+        except WorkerLostError as error:
+            outcomes.sort(key=lambda item: item[0])
+            error.partial = _aggregate(env_id, game, labels, specs, len(outcomes), seed, max_moves, rotation,
+                                       rotations, outcomes, keep_records, lost_games=error.lost_games + error.unplayed_games)
+            error.args = (f"{env_id} {', '.join(labels)}: {error}",)
+            raise
     outcomes.sort(key=lambda item: item[0])
     return _aggregate(env_id, game, labels, specs, num_games, seed, max_moves, rotation, rotations,
                       outcomes, keep_records)
 
 
 def _aggregate(env_id, game, labels, specs, num_games, seed, max_moves, rotation, rotations, outcomes,
-               keep_records) -> MatchResult:
+               keep_records, lost_games: Sequence[int] = ()) -> MatchResult:
     n = game.num_players
     results = [AgentResult(label, seat_games=[0] * n, seat_wins=[0] * n) for label in labels]
     lengths, truncations, team_wins = [], 0, 0
@@ -330,12 +349,12 @@ def _aggregate(env_id, game, labels, specs, num_games, seed, max_moves, rotation
                     result.losses += 1
                 else:
                     result.draws += 1
-    balanced = len(specs) == 1 or num_games % len(rotations) == 0
+    balanced = len(specs) == 1 or (not lost_games and num_games % len(rotations) == 0)
     return MatchResult(
         env_id=env_id, params=dict(game.params), agents=labels, num_games=num_games, seed=seed,
         max_moves=max_moves, rotation=rotation, zero_sum=game.zero_sum, results=results, lengths=lengths,
         truncations=truncations, team_wins=team_wins, seat_balanced=balanced,
-        records=[record for _, _, record in outcomes] if keep_records else [],
+        records=[record for _, _, record in outcomes] if keep_records else [], lost_games=sorted(lost_games),
     )
 
 

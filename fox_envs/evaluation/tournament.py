@@ -12,6 +12,10 @@ interval); there is no cross table or rating.
 
 Match ``m`` (in ``itertools.combinations`` order) uses seed ``SeedSequence([seed, m])``, so
 the tournament is reproducible from ``seed`` whatever the number of workers.
+
+A worker process lost in match ``m`` stops the round robin with ``WorkerLostError``: its
+message names the match and the games lost, and its ``partial`` is the ``TournamentResult`` of
+every game that finished (``lost`` lists, per match, the games missing).
 """
 from __future__ import annotations
 
@@ -29,6 +33,7 @@ import numpy as np
 from fox_envs.core.errors import InvalidParameterError
 from fox_envs.core.registry import make_game
 from fox_envs.evaluation.match import MatchResult, evaluate, seat_rotations, unique_labels
+from fox_envs.evaluation.pool import WorkerLostError, index_ranges
 from fox_envs.evaluation.ratings import Ratings, rate
 from fox_envs.evaluation.stats import wilson_interval
 
@@ -45,6 +50,7 @@ class TournamentResult:
     wins: np.ndarray | None = None  # wins[i, j]: pairwise games i won against j
     draws: np.ndarray | None = None
     ratings: Ratings | None = None
+    lost: list[dict] = field(default_factory=list)  # a partial result (WorkerLostError): games lost per match
 
     def score(self, i: int, j: int) -> float:
         games = self.wins[i, j] + self.wins[j, i] + self.draws[i, j]
@@ -68,8 +74,9 @@ class TournamentResult:
         for name, match in zip(self.agents, self.matches):
             low, high = wilson_interval(match.team_wins, match.num_games)
             rows.append({"name": name, "games": match.num_games, "team_wins": match.team_wins,
-                         "team_win_rate": match.team_wins / match.num_games, "ci95": [low, high]})
-        return sorted(rows, key=lambda r: -r["team_win_rate"])
+                         "team_win_rate": match.team_wins / match.num_games if match.num_games else math.nan,
+                         "ci95": [low, high]})
+        return sorted(rows, key=lambda r: -r["team_win_rate"] if r["games"] else math.inf)
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -82,6 +89,8 @@ class TournamentResult:
         else:
             data["team"] = self.team_table()
         data["matches"] = [m.to_dict() for m in self.matches]
+        if self.lost:
+            data["lost"] = self.lost
         return data
 
     def to_json(self, indent: int | None = 1) -> str:
@@ -109,6 +118,9 @@ class TournamentResult:
     def summary(self) -> str:
         lines = [f"{self.env_id} {json.dumps(self.params, sort_keys=True)}: round robin, "
                  f"{self.games_per_match} games per match, seed {self.seed}"]
+        for row in self.lost:
+            lines.append(f"PARTIAL RESULT: match {row['match']} ({' vs '.join(row['agents'])}) lost games "
+                         f"{index_ranges(row['lost_games'])}")
         if not self.zero_sum:
             lines.append("cooperative game: each agent plays the whole team")
             for row in self.team_table():
@@ -161,18 +173,40 @@ def round_robin(env_id: str, agents: Sequence[Any], games_per_match: int = 100, 
     for m, group in enumerate(groups):
         done = m * games_per_match
         callback = (lambda d, t, base=done: progress(base + d, total)) if progress else None
-        matches.append(evaluate(env_id, [specs[i] for i in group], games_per_match, match_seed(seed, m), workers,
-                                params=game.params, max_moves=max_moves, rotation=rotation,
-                                keep_records=game.zero_sum, progress=callback))
-    result = TournamentResult(env_id, dict(game.params), labels, games_per_match, seed, game.zero_sum, matches)
+        try:
+            matches.append(evaluate(env_id, [specs[i] for i in group], games_per_match, match_seed(seed, m),
+                                    workers, params=game.params, max_moves=max_moves, rotation=rotation,
+                                    keep_records=game.zero_sum, progress=callback))
+        except WorkerLostError as error:  # keep every finished game; say which were lost
+            matches.append(error.partial)
+            lost = [{"match": m, "agents": [labels[i] for i in group], "lost_games": error.partial.lost_games}]
+            lost += [{"match": later, "agents": [labels[i] for i in groups[later]],
+                      "lost_games": list(range(games_per_match))} for later in range(m + 1, len(groups))]
+            partial = _tournament_result(env_id, game, labels, groups, matches, games_per_match, seed, bootstrap,
+                                         rotation, lost)
+            not_played = f"matches {m + 1}-{len(groups) - 1} not played" if m + 1 < len(groups) else "no match left"
+            raise WorkerLostError(
+                f"round robin stopped in match {m} ({' vs '.join(lost[0]['agents'])}): {error}; "
+                f"{m} earlier match(es) kept, {not_played}",
+                error.lost_games, error.unplayed_games, partial) from error
+    return _tournament_result(env_id, game, labels, groups, matches, games_per_match, seed, bootstrap, rotation, [])
+
+
+def _tournament_result(env_id, game, labels, groups, matches, games_per_match, seed, bootstrap, rotation,
+                       lost) -> TournamentResult:
+    """The result of ``matches`` (played by ``groups[:len(matches)]``), with cross table and
+    ratings for a competitive game."""
+    result = TournamentResult(env_id, dict(game.params), labels, games_per_match, seed, game.zero_sum, matches,
+                              lost=lost)
     if not game.zero_sum:
         return result
+    k, n = len(labels), game.num_players
     wins = np.zeros((k, k), dtype=np.int64)
     draws = np.zeros((k, k), dtype=np.int64)
     for group, match in zip(groups, matches):
         orders = seat_rotations(len(group), rotation)
-        for g, record in enumerate(match.records):
-            order = orders[g % len(orders)]
+        for record in match.records:
+            order = orders[record.game_index % len(orders)]
             agent_at = [group[a] for a in order]  # seat -> tournament agent index
             for s, t in itertools.combinations(range(n), 2):
                 i, j = agent_at[s], agent_at[t]
