@@ -76,6 +76,44 @@ def test_env_pickles_mid_game_and_continues_identically(env_id, params):
     pickle.loads(pickle.dumps(env.unwrapped.game_state))  # states pickle too
 
 
+def _agent_iter_trajectory(env, seed: int, skip: int = 0) -> list:
+    """Play the full ``agent_iter()`` / ``last()`` / ``step()`` loop (an action drawn from the
+    mask with ``seed``; ``None`` once done), skipping the first ``skip`` records."""
+    rng = np.random.default_rng(seed)
+    seen = []
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        seen.append((agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), reward, term, trunc,
+                     json.dumps(info, sort_keys=True), tuple(env.agents)))
+        action = None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        env.step(action)
+    return seen[skip:]
+
+
+@pytest.mark.parametrize("moves", [0, 7])
+@pytest.mark.parametrize("env_id,params", CASES)
+def test_pickled_and_copied_env_runs_agent_iter_like_its_twin(env_id, params, moves):
+    """A pickled or deep-copied env (right after reset, or mid-game in an agent_iter loop)
+    runs the whole agent_iter loop exactly as an untouched twin."""
+    import copy
+
+    def started():
+        env = make_env(env_id, params, max_moves=60)
+        env.reset(seed=5)
+        rng = np.random.default_rng(1)
+        for _agent in env.agent_iter(max_iter=moves):  # stops after a step
+            obs, _, term, trunc, _ = env.last()
+            env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        return env
+
+    twin = _agent_iter_trajectory(started(), seed=2)
+    assert twin
+    original = started()
+    for clone in (pickle.loads(pickle.dumps(original)), copy.deepcopy(original)):
+        assert _agent_iter_trajectory(clone, seed=2) == twin
+    assert _agent_iter_trajectory(original, seed=2) == twin  # the copies left the original alone
+
+
 @pytest.mark.parametrize("env_id,params", CASES)
 def test_env_loop_equals_pettingzoo_order_enforcing_wrapper(env_id, params):
     """env()'s own ``last`` / ``agent_iter`` (which skip the wrapper's attribute look-ups) give

@@ -188,8 +188,8 @@ class IllegalActionWrapper(OrderEnforcingWrapper):
             return super().agent_iter(max_iter)
         return _AgentIterable(self, max_iter)
 
-    def __reduce__(self):
-        return (_rewrap, (self.env, self._has_reset))
+    def __reduce__(self):  # pickle and copy keep the order-enforcement flags as they are
+        return (_rewrap, (self.env, self._has_reset, self._has_updated))
 
 
 class _AgentIterable(AECOrderEnforcingIterable):
@@ -212,9 +212,10 @@ class _AgentIterator(AECOrderEnforcingIterator):
         return raw.agent_selection
 
 
-def _rewrap(env: FoxEnv, has_reset: bool) -> IllegalActionWrapper:
+def _rewrap(env: FoxEnv, has_reset: bool, has_updated: bool = False) -> IllegalActionWrapper:
     wrapped = IllegalActionWrapper(env)
     wrapped._has_reset = has_reset
+    wrapped._has_updated = has_updated
     return wrapped
 
 
