@@ -456,6 +456,20 @@ def test_the_game_ends_the_moment_a_fox_reaches_six():
     assert env.current_player[0] == TERMINAL and not env.action_mask[0].any()
 
 
+@pytest.mark.parametrize("view", [0, 1])
+def test_final_observation_of_a_chosen_seat(view):
+    """The vector view asks for the learner's seat: the final observation is that seat's view."""
+    state = opening(first=0)
+    play_round(state, ROUND_A)
+    play_round(state, ROUND_B, last_show=False)
+    env = loaded(state)
+    env._step(np.array([show_action(*ROUND_B[1][1])]), final_view=view)
+    state.apply_action(show_action(*ROUND_B[1][1]))
+    assert state.is_terminal() and env._arrays["term"][0]
+    np.testing.assert_array_equal(env.final_observation[0], state.observation_tensor(view))
+    assert env.final_observation[0, O_KEPT + RED] == (1.0 if view == 0 else 0.0)  # its own kept cards
+
+
 @pytest.mark.parametrize("max_rounds", [1, 2])
 def test_max_rounds_ends_in_a_draw(max_rounds):
     state = opening(first=0, max_rounds=max_rounds)
