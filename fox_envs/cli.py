@@ -258,6 +258,7 @@ def _ask_human(state, player: int, out) -> int | None:
 
 def cmd_play(args) -> int:
     from fox_envs.agents.registry import make_agent
+    from fox_envs.evaluation.match import checked_action
 
     out = sys.stdout
     game = make_game(args.env, **parse_params(args.param))
@@ -298,7 +299,7 @@ def cmd_play(args) -> int:
                 return 1
             print(f"player_{player} plays {state.action_to_string(action)}", file=out)
         else:
-            action = agents[player].act(state, player)
+            action = checked_action(state, agents[player].act(state, player), f"agent {seats[player]!r} in seat {player}")
             shown = state.action_to_string_for(action, None if public else viewer)
             print(f"player_{player} ({seats[player]}) plays {shown}", file=out)
         state.apply_action(action)

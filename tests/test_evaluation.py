@@ -6,13 +6,14 @@ import itertools
 import json
 import math
 import pickle
+import re
 
 import numpy as np
 import pytest
 
 import fox_envs
 from fox_envs.agents import RandomAgent, load_policy, make_agent, save_policy
-from fox_envs.core.errors import InvalidParameterError, InvalidStateError
+from fox_envs.core.errors import IllegalActionError, InvalidParameterError, InvalidStateError
 from fox_envs.core.registry import make_game, state_from_json
 from fox_envs.evaluation import (
     GameRecord, evaluate, fit_bradley_terry, mean_interval, rate, record_from_state, replay_states,
@@ -339,3 +340,43 @@ def test_agents_by_name_keep_their_old_behaviour():
         make_agent("no_such_agent", "xceter_o_v0")
     with pytest.raises(InvalidParameterError):
         make_agent("no.such.module:thing", "xceter_o_v0")
+
+
+# ----- agents that return bad actions ---------------------------------------------------------
+class ReturnsThis:
+    """Plays the first legal action, except in its ``turn``-th decision of a game, where it
+    returns ``bad``."""
+
+    name = "returns-this"
+
+    def __init__(self, bad, turn: int = 1) -> None:
+        self.bad, self.turn, self.count = bad, turn, 0
+
+    def reset(self, seed=None):
+        self.count = 0
+
+    def act(self, state, player):
+        self.count += 1
+        return self.bad if self.count == self.turn else state.legal_actions()[0]
+
+
+BAD_ACTIONS = [9, -1, 0, "a1", None, 1.0, np.float32(2.0), [0]]  # 0: a1, taken by seat 0's first move
+
+
+@pytest.mark.parametrize("bad", BAD_ACTIONS, ids=lambda bad: f"{type(bad).__name__}-{bad}")
+def test_a_bad_action_is_an_illegal_action_error_naming_agent_seat_and_game(bad):
+    from fox_envs.evaluation import play_game
+
+    game = make_game("xceter_o_v0")
+    with pytest.raises(IllegalActionError) as caught:
+        play_game(game, [FirstLegal(), ReturnsThis(bad)], np.random.default_rng(0), 50, names=["first", "bad"],
+                  game_index=17)
+    message = str(caught.value)
+    assert "game 17, agent 'bad' in seat 1" in message and "legal actions for player_1" in message, message
+    for workers in (1, 2):  # even games seat the bad agent in seat 1, odd ones in seat 0
+        with pytest.raises(IllegalActionError) as caught:
+            evaluate("xceter_o_v0", [FirstLegal(), ReturnsThis(bad)], 4, seed=0, workers=workers)
+        message = str(caught.value)
+        found = re.search(r"^game (\d+), agent 'returns-this' in seat (\d) returned an illegal action", message)
+        assert found and int(found[2]) == 1 - int(found[1]) % 2, message
+        assert workers == 2 or found[1] == "0"

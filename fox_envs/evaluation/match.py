@@ -35,8 +35,8 @@ import numpy as np
 
 from fox_envs.agents.base import reset_agent
 from fox_envs.agents.registry import make_agent
-from fox_envs.core.errors import InvalidParameterError
-from fox_envs.core.game import CHANCE, Game, sample_chance
+from fox_envs.core.errors import IllegalActionError, InvalidParameterError
+from fox_envs.core.game import CHANCE, Game, State, action_as_int, sample_chance
 from fox_envs.core.registry import make_game
 from fox_envs.evaluation.pool import WorkerLostError, index_ranges, run_parallel
 from fox_envs.evaluation.records import GameRecord
@@ -80,6 +80,15 @@ def unique_labels(specs: Sequence[Any]) -> list[str]:
 
 
 # ----- one game --------------------------------------------------------------------------------
+def checked_action(state: State, action: Any, who: str) -> int:
+    """``action`` (an agent's answer for the player to move) as a legal Python int; anything
+    else raises ``IllegalActionError`` naming ``who`` (before anything reads the action)."""
+    value = action_as_int(action)
+    if value is None or not state.is_legal(value):
+        raise IllegalActionError(f"{who} returned an illegal action: {state._illegal_message(action, value)}")
+    return value
+
+
 def play_game(game: Game, seated: Sequence[Any], chance_rng: np.random.Generator,
               max_moves: int, names: Sequence[str] | None = None, **info: Any) -> GameRecord:
     """Play one game on the rules core. ``seated[seat]`` is the agent in that seat (already
@@ -98,7 +107,9 @@ def play_game(game: Game, seated: Sequence[Any], chance_rng: np.random.Generator
             truncated = True
             break
         else:
-            action = seated[player].act(state, player)
+            name = names[player] if names else agent_label(seated[player])
+            where = f"game {info['game_index']}, " if info.get("game_index") is not None else ""
+            action = checked_action(state, seated[player].act(state, player), f"{where}agent {name!r} in seat {player}")
             decisions += 1
         moves.append(state.action_to_string(action))
         players.append(player)
