@@ -54,6 +54,7 @@ from numba.core import cgutils
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from numba.extending import intrinsic
 
+from fox_envs.batch._rng import mix64
 from fox_envs.batch._rows import (TERMINAL, add_legal, begin_row, borrowed, clear_legal, clear_repetitions,
                                   count_position, keep_history, push_history)
 from fox_envs.batch.env import GameKernels
@@ -172,7 +173,7 @@ def _prefetch(typingctx, array, index):
 
 
 @njit(cache=True, inline="always")
-def _prefetch_row(j, actions, player, chips, obs, mask, legal, nlegal) -> None:
+def _prefetch_row(j, actions, player, chips, slot, key, obs, mask, legal, nlegal, rep_keys) -> None:
     """Ask for the cache lines row ``j``'s step will write: its mask entries to clear, the mask
     ranges of the next mover's chips, its observation row."""
     if actions[j] < 0 or player[j] < 0:
@@ -180,11 +181,24 @@ def _prefetch_row(j, actions, player, chips, obs, mask, legal, nlegal) -> None:
     row = np.int64(j) * NUM_ACTIONS
     for k in range(nlegal[j]):
         _prefetch(mask, row + legal[j, k])
-    q = 1 - player[j]
+    p = player[j]
+    q = 1 - p
     for c in range(9):
         s = np.int64(chips[j, q, c]) * NUM_SQUARES
         _prefetch(mask, row + s)
+        _prefetch(mask, row + s + NUM_SQUARES // 2)
         _prefetch(mask, row + s + NUM_SQUARES - 1)
+    # the repetition slot of the next position, chosen as count_position does (only a hint: if
+    # that choice changes, the prefetch misses and nothing else changes)
+    a = actions[j]
+    after = key[j]
+    if a != PASS:
+        origin, target = a // NUM_SQUARES, a % NUM_SQUARES
+        z = Z_POWER[p] if slot[j, origin] == 0 else Z_REGULAR[p]
+        after ^= z[origin] ^ z[target]
+    size = rep_keys.shape[1]
+    hashed = mix64(_position_key(after, q))
+    _prefetch(rep_keys, np.int64(j) * size + (np.int64(hashed >> np.uint64(40)) & (size - 1)))
     start = np.int64(j) * CELLS
     for k in range(0, CELLS, 16):
         _prefetch(obs, start + k)
@@ -425,7 +439,7 @@ def step_rows(lo, hi, actions, board, chips, slot, occ, home, tomove, passes, la
     scratch = np.empty(MAX_LEGAL + 1, np.int64)
     for i in range(lo, hi):
         if i + AHEAD < hi:
-            _prefetch_row(i + AHEAD, actions, player, chips, obs, mask, legal, nlegal)
+            _prefetch_row(i + AHEAD, actions, player, chips, slot, key, obs, mask, legal, nlegal, rep_keys)
         begin_row(rewards, term, trunc, i)
         a = actions[i]
         if a < 0 or player[i] < 0:
