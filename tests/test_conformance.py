@@ -381,11 +381,26 @@ def test_corrupt_saved_states_raise_clear_errors(env_id):
         json.dumps({**good, "history": [10**6]}),
         json.dumps({**good, "history": "0,1"}),
         json.dumps({**good, "history": [0.5]}),
+        json.dumps({**good, "game": [1]}), json.dumps({**good, "game": None}),
+        json.dumps({**good, "params": None}), json.dumps({**good, "params": [1]}),
+        json.dumps({**good, "params": {"env_id": 1}}), json.dumps({**good, "params": {"self": 1}}),
+        json.dumps({**good, "history": None}), json.dumps({**good, "history": [True]}),
+        json.dumps({**good, "history": [[0]]}), json.dumps({**good, "history": [{}]}),
+        "[" * 100_000 + "]" * 100_000, '{"game": ' + "[" * 100_000 + "]" * 100_000 + "}",
+        b"\xff\xfe", None, 5,
     ]
     for text in bad_texts:
         with pytest.raises(InvalidStateError):
             state_from_json(text)
     assert issubclass(InvalidStateError, ValueError)
+
+
+def test_game_params_named_like_the_constructors_arguments_are_unknown_params():
+    for name in ("env_id", "self"):
+        with pytest.raises(InvalidParameterError, match=f"unknown parameter.*{name}"):
+            fox_envs.make_game("xceter_o_v0", **{name: 1})
+    with pytest.raises(InvalidParameterError, match="unknown parameter.*self"):
+        fox_envs.make("xceter_o_v0", self=1)
 
 
 # ----- names, registries, the Gymnasium view -------------------------------------------------

@@ -217,6 +217,39 @@ def test_tampered_records_are_rejected():
         GameRecord.from_dict({"game": "xceter_o_v0", "params": {}})
 
 
+@pytest.mark.parametrize("change", [
+    {"game": [1]}, {"game": 5}, {"params": None}, {"params": [1]}, {"params": {"env_id": 1}},
+    {"params": {"self": 1}}, {"history": None}, {"history": [True]}, {"moves": 5}, {"moves": [1, 2]},
+    {"moves": None}, {"players": "0"}, {"agents": [1]}, {"agents": "ab"}, {"seed": "x"}, {"game_index": 1.5},
+    {"returns": ["1"]}, {"length": None}, {"truncated": "no"}, {"max_moves": []}, {"format": 1},
+], ids=lambda change: json.dumps(change))
+def test_malformed_records_raise_invalid_state_error(change, tmp_path, capsys):
+    from fox_envs.cli import main
+
+    state = make_game("xceter_o_v0").new_initial_state()
+    state.apply_string("b2")
+    data = {**record_from_state(state, agents=["a", "b"]).to_dict(), **change}
+    with pytest.raises(InvalidStateError):
+        replay_states(GameRecord.from_dict(data))
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data))
+    assert main(["replay", str(path)]) == 2
+    assert capsys.readouterr().err.startswith("error: ")
+
+
+def test_replay_of_unreadable_files_is_an_error_not_a_traceback(tmp_path, capsys):
+    from fox_envs.cli import main
+
+    for name, content in [("deep.json", "[" * 100_000 + "]" * 100_000), ("null.json", "null"),
+                          ("binary.json", b"\xff\xfe\x00"), ("bad.json", "{")]:
+        path = tmp_path / name
+        path.write_bytes(content if isinstance(content, bytes) else content.encode())
+        with pytest.raises(InvalidStateError):
+            GameRecord.load(path)
+        assert main(["replay", str(path)]) == 2, name
+        assert capsys.readouterr().err.startswith("error: "), name
+
+
 # ----- ratings and tournaments ----------------------------------------------------------------
 def test_bradley_terry_recovers_a_known_rating_gap():
     # A beats B 3:1 -> gamma ratio 3 -> 400 * log10(3) = 190.85 Elo apart.

@@ -34,7 +34,7 @@ class FoxEnv(AECEnv):
         super().__init_subclass__(**kwargs)
         cls.metadata = {**FoxEnv.metadata, "name": cls.game_id}
 
-    def __init__(self, render_mode: str | None = None, max_moves: int | None = None, **params: Any) -> None:
+    def __init__(self, /, render_mode: str | None = None, max_moves: int | None = None, **params: Any) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise InvalidParameterError(

@@ -44,7 +44,7 @@ class Game:
     num_actions: int
     observation_shape: tuple[int, ...]
 
-    def __init__(self, **params: Any) -> None:
+    def __init__(self, /, **params: Any) -> None:
         self.params = validate_params(self.name, self.PARAMS, params)
         self._setup()
 

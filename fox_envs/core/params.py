@@ -12,6 +12,19 @@ from typing import Any, Callable, Mapping
 from fox_envs.core.errors import InvalidParameterError
 
 
+def short_repr(value: Any, limit: int = 80) -> str:
+    """``repr(value)`` cut to about ``limit`` characters; never fails (an error message must
+    not raise: huge integers, broken ``__repr__``)."""
+    try:
+        if isinstance(value, int) and value.bit_length() > 4 * limit:  # repr may exceed int limits
+            text = f"<{type(value).__name__} of about {int(value.bit_length() * 0.30103) + 1} digits>"
+        else:
+            text = repr(value)
+    except Exception:  # noqa: BLE001
+        text = f"<{type(value).__name__} object>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 @dataclass(frozen=True)
 class Param:
     default: Any

@@ -13,6 +13,7 @@ from typing import Any
 
 from fox_envs.core.errors import IllegalActionError, InvalidParameterError, InvalidStateError
 from fox_envs.core.game import Game, State
+from fox_envs.core.params import short_repr
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ def game_class(env_id: str) -> type[Game]:
     return load_object(entry(env_id).game_class)
 
 
-def make_game(env_id: str, **params: Any) -> Game:
+def make_game(env_id: str, /, **params: Any) -> Game:
     """The rules-core ``Game`` for ``env_id`` with keyword ``params``."""
     return game_class(env_id)(**params)
 
@@ -87,34 +88,53 @@ def env_module(env_id: str):
     return importlib.import_module(f"fox_envs.{env_id}")
 
 
-def make(env_id: str, **params: Any):
+def make(env_id: str, /, **params: Any):
     """The wrapped PettingZoo AEC env, same as ``fox_envs.<env_id>.env(**params)``."""
     entry(env_id)
     return env_module(env_id).env(**params)
 
 
-def state_from_json(text: str) -> State:
-    """Rebuild a state saved with ``State.to_json`` by replaying its history."""
-    try:
-        data = json.loads(text)
-    except (TypeError, ValueError) as error:
-        raise InvalidStateError(f"saved state is not valid JSON: {error}") from None
+def check_saved(data: Any, what: str = "saved state") -> None:
+    """Check the keys every saved game shares (``State.to_json`` and game records): a JSON
+    object with ``game`` (a known env id), ``params`` (an object) and ``history`` (a list);
+    anything else raises ``InvalidStateError`` naming what is wrong."""
     if not isinstance(data, dict):
-        raise InvalidStateError("saved state must be a JSON object with keys game, params, history")
+        raise InvalidStateError(f"{what} must be a JSON object with keys game, params, history")
     missing = [key for key in ("game", "params", "history") if key not in data]
     if missing:
-        raise InvalidStateError(f"saved state lacks key(s) {', '.join(missing)}; expected game, params, history")
-    if data["game"] not in GAMES:
-        raise InvalidStateError(f"saved state names unknown game {data['game']!r}; known: {', '.join(ENV_IDS)}")
+        raise InvalidStateError(f"{what} lacks key(s) {', '.join(missing)}; expected game, params, history")
+    if not isinstance(data["game"], str) or data["game"] not in GAMES:
+        raise InvalidStateError(f"{what} names unknown game {short_repr(data['game'])}; known: {', '.join(ENV_IDS)}")
     if not isinstance(data["params"], dict):
-        raise InvalidStateError("saved state 'params' must be an object")
+        raise InvalidStateError(f"{what} 'params' must be an object, got {short_repr(data['params'])}")
     if not isinstance(data["history"], list):
-        raise InvalidStateError("saved state 'history' must be a list of integers")
+        raise InvalidStateError(f"{what} 'history' must be a list of integers, got {short_repr(data['history'])}")
+
+
+def load_json(text: Any, what: str = "saved state") -> Any:
+    """``json.loads(text)``; bad JSON (or JSON nested too deeply to read) raises
+    ``InvalidStateError``."""
     try:
-        game = make_game(data["game"], **data["params"])
+        return json.loads(text)
+    except (TypeError, ValueError, RecursionError) as error:
+        reason = "nested too deeply" if isinstance(error, RecursionError) else str(error)[:200]
+        raise InvalidStateError(f"{what} is not valid JSON: {reason}") from None
+
+
+def game_of_saved(data: dict, what: str = "saved state") -> Game:
+    """The ``Game`` of checked saved data (bad params raise ``InvalidStateError``)."""
+    try:
+        return make_game(data["game"], **data["params"])
     except InvalidParameterError as error:
-        raise InvalidStateError(f"saved state has bad params: {error}") from None
-    state = game.new_initial_state()
+        raise InvalidStateError(f"{what} has bad params: {error}") from None
+
+
+def state_from_json(text: str) -> State:
+    """Rebuild a state saved with ``State.to_json`` by replaying its history. Anything that is
+    not such a state raises ``InvalidStateError`` (a ``ValueError``)."""
+    data = load_json(text)
+    check_saved(data)
+    state = game_of_saved(data).new_initial_state()
     for index, action in enumerate(data["history"]):
         try:
             state.apply_action(action)

@@ -25,7 +25,8 @@ from typing import Any
 
 from fox_envs.core.errors import InvalidStateError
 from fox_envs.core.game import State
-from fox_envs.core.registry import make_game
+from fox_envs.core.params import short_repr
+from fox_envs.core.registry import check_saved, game_of_saved, load_json
 
 RECORD_FORMAT = "fox_envs.record/1"
 
@@ -62,14 +63,10 @@ class GameRecord:
 
     @classmethod
     def from_dict(cls, data: Any) -> "GameRecord":
-        if not isinstance(data, dict):
-            raise InvalidStateError("a game record must be a JSON object")
-        missing = [key for key in ("game", "params", "history") if key not in data]
-        if missing:
-            raise InvalidStateError(f"game record lacks key(s) {', '.join(missing)}")
-        history = data["history"]
-        if not isinstance(history, list) or not all(type(a) is int for a in history):
-            raise InvalidStateError("game record 'history' must be a list of integers")
+        check_saved(data, "game record")
+        for name, (check, wanted) in _FIELDS.items():
+            if name in data and not check(data[name]):
+                raise InvalidStateError(f"game record {name!r} must be {wanted}, got {short_repr(data[name])}")
         known = {name for name in cls.__dataclass_fields__}
         kwargs = {k: v for k, v in data.items() if k in known}
         kwargs.setdefault("moves", [])
@@ -78,21 +75,38 @@ class GameRecord:
 
     @classmethod
     def from_json(cls, text: str) -> "GameRecord":
-        try:
-            data = json.loads(text)
-        except ValueError as error:
-            raise InvalidStateError(f"game record is not valid JSON: {error}") from None
-        return cls.from_dict(data)
+        return cls.from_dict(load_json(text, "game record"))
 
     @classmethod
     def load(cls, path: str | Path) -> "GameRecord":
-        return cls.from_json(Path(path).read_text(encoding="utf-8"))
+        return cls.from_json(Path(path).read_bytes())  # JSON text in UTF-8 (or 16, 32); undecodable bytes: InvalidStateError
 
     def initial_state(self) -> State:
-        try:
-            return make_game(self.game, **self.params).new_initial_state()
-        except ValueError as error:
-            raise InvalidStateError(f"game record has a bad game or params: {error}") from None
+        return game_of_saved({"game": self.game, "params": self.params}, "game record").new_initial_state()
+
+
+def _is_int(value: Any) -> bool:
+    return type(value) is int
+
+
+def _list_of(check) -> Any:
+    return lambda value: isinstance(value, list) and all(check(item) for item in value)
+
+
+# what each key of a record must hold (game, params and history's list-ness: check_saved)
+_FIELDS = {
+    "history": (_list_of(_is_int), "a list of integers"),
+    "moves": (_list_of(lambda v: isinstance(v, str)), "a list of strings"),
+    "players": (_list_of(_is_int), "a list of integers"),
+    "seed": (lambda v: v is None or _is_int(v), "an integer or null"),
+    "game_index": (lambda v: v is None or _is_int(v), "an integer or null"),
+    "agents": (_list_of(lambda v: isinstance(v, str)), "a list of strings"),
+    "returns": (_list_of(lambda v: type(v) in (int, float)), "a list of numbers"),
+    "length": (_is_int, "an integer"),
+    "truncated": (lambda v: isinstance(v, bool), "true or false"),
+    "max_moves": (lambda v: v is None or _is_int(v), "an integer or null"),
+    "format": (lambda v: isinstance(v, str), "a string"),
+}
 
 
 def replay_states(record: GameRecord) -> list[State]:
