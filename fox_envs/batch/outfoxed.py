@@ -44,7 +44,10 @@ player 1/2 each; a deal proportional to the deck left), then the end checks (gam
 
 Speed: the helpers read the state as ``st[i, FIELD]`` (no row views), and each kernel first takes
 its arrays through ``_borrowed`` (reference counts off), since the inlined helpers otherwise
-increment and decrement every array they are passed, atomically, once per row.
+increment and decrement every array they are passed, atomically, once per row. The three large
+helpers (``_apply``, ``_write_view``, ``_publish``) are compiled once as functions rather than
+inlined into each of the three kernels: the module compiles in about 5 s instead of about 30 s,
+for about 10% of step speed (measured).
 """
 from __future__ import annotations
 
@@ -272,7 +275,7 @@ def _end_round(st, i, max_rounds: int) -> None:
         _start_round(st, i)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True)
 def _apply(st, i, forb, a: int, max_rounds: int) -> None:
     """The core's ``_apply_action`` for a decision or a chance outcome."""
     ph = st[i, PHASE]
@@ -391,7 +394,7 @@ def _resolve(st, i, forb, streams, hist, hlen, max_rounds: int) -> None:
         _apply(st, i, forb, a, max_rounds)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True)
 def _write_view(out, st, i, fbits, v: int, max_rounds: int) -> None:
     """The core's ``observation_tensor(v)`` of this position into ``out``."""
     for k in range(OBS_SIZE):
@@ -462,7 +465,7 @@ def _write_view(out, st, i, fbits, v: int, max_rounds: int) -> None:
             base += 1
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, nogil=True)
 def _publish(st, i, forb, mask, legal, nlegal, obs, player, max_rounds: int) -> None:
     """Player, legal list and observation of row ``i`` for the player to move."""
     clear_legal(mask, legal, nlegal, i)
