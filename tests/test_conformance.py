@@ -445,6 +445,31 @@ def test_gymnasium_view_passes_check_env_and_reports_masks(env_id):
 
 
 @pytest.mark.parametrize("env_id", fox_envs.ENV_IDS)
+def test_gymnasium_view_rejects_a_max_moves_used_up_before_the_learner_moves(env_id):
+    gym_id = "fox_envs/" + GAMES[env_id].gym_id
+    seat = fox_envs.make_game(env_id).num_players - 1
+    probe = gymnasium.make(gym_id, seat=seat).unwrapped
+    probe.reset(seed=2)
+    before = probe.moves  # the other seats' decisions before the learner's first one
+    assert before >= 1 and probe.state.current_player() == seat
+    short = gymnasium.make(gym_id, seat=seat, max_moves=before).unwrapped
+    with pytest.raises(InvalidParameterError, match=f"max_moves={before} is used up .* seat {seat}"):
+        short.reset(seed=2)
+    history = short.state.history()
+    with pytest.raises(gymnasium.error.ResetNeeded):
+        short.step(0)
+    assert short.state.history() == history  # nothing was played for another seat
+    enough = gymnasium.make(gym_id, seat=seat, max_moves=before + 1).unwrapped
+    _, info = enough.reset(seed=2)
+    assert info["action_mask"].any() and enough.state.current_player() == seat
+    legal = int(np.flatnonzero(info["action_mask"])[0])
+    _, reward, term, trunc, _ = enough.step(legal)
+    assert (reward, term, trunc) == (0.0, False, True) and legal in enough.state.history()
+    with pytest.raises(gymnasium.error.ResetNeeded):
+        enough.step(legal)
+
+
+@pytest.mark.parametrize("env_id", fox_envs.ENV_IDS)
 def test_gymnasium_view_is_reproducible_from_seed(env_id):
     gym_id = "fox_envs/" + GAMES[env_id].gym_id
 

@@ -5,6 +5,14 @@ The learner plays ``seat``; every other seat is played by ``opponent`` (a baseli
 of those per other seat). Observations are the Box part of the AEC observation; the legal-action
 mask is in ``info["action_mask"]`` and ``action_masks()`` (the sb3-contrib MaskablePPO
 convention). Chance nodes are resolved with the env's seeded ``np_random``.
+
+``max_moves`` counts every player decision (the opponents' too); reaching it truncates the
+episode after the learner's step (``truncated=True``, reward 0). A ``max_moves`` used up by the
+other seats before the learner's first decision would give an episode with no step, which
+Gymnasium cannot express: ``reset`` then raises ``InvalidParameterError`` saying so (choose a
+larger ``max_moves``), and ``step`` raises ``ResetNeeded`` until a ``reset`` succeeds. (A game
+over before the learner's first decision, which none of the five games allows, would reset to an
+all-zero mask with ``step`` raising ``ResetNeeded``.) ``step`` only ever plays the learner's move.
 """
 from __future__ import annotations
 
@@ -80,8 +88,15 @@ class FoxGymEnv(gymnasium.Env):
                 reset_fn(int(self.np_random.integers(2**31)))
         self.state = self.game.new_initial_state()
         self.moves = 0
-        self._done = False
-        self._advance()
+        self._done = True  # until the learner is to move
+        if self._advance() == TERMINAL:
+            return
+        if self.moves < self.max_moves:
+            self._done = False
+        else:  # max_moves ran out before the learner's first decision
+            raise InvalidParameterError(
+                f"{self.env_id}: max_moves={self.max_moves} is used up by the other seats before seat {self.seat}'s "
+                f"first decision (after {self.moves} decisions): the episode would have no step; use a larger max_moves")
 
     def _play(self, value: int | None, action: Any = None) -> tuple[float, bool, bool, bool]:
         """Play the learner's move ``value`` (``action`` as a Python int, None when malformed)
