@@ -202,8 +202,10 @@ def test_first_chance_outcomes_follow_the_core_probabilities(env_id):
     rows = 6000
     env = fox_envs.batch.make(env_id, rows, seed=17)
     start = env.game.new_initial_state()
-    while not start.is_chance_node():
-        start.apply_action(start.legal_actions()[0])
+    while not start.is_chance_node():  # the same decisions in every row up to the first chance
+        action = start.legal_actions()[0]
+        env.step(np.full(rows, action))
+        start.apply_action(action)
     first_chance_index = len(start.history())
     outcomes = env._arrays["hist"][:, first_chance_index]
     for outcome, probability in start.chance_outcomes():

@@ -58,7 +58,7 @@ def test_illegal_actions_end_the_episode_or_raise():
     env = gymnasium.make_vec("fox_envs/XCeterO-v0", num_envs=3)
     obs, info = env.reset(seed=1)
     env.step(np.array([4, 4, 4]))
-    obs, info_mask = env.step(np.array([0, 1, 2]))[0], None
+    obs = env.step(np.array([0, 1, 2]))[0]
     masks = env.action_masks()
     actions = np.array([np.flatnonzero(m)[0] for m in masks])
     actions[1] = np.flatnonzero(~masks[1])[0]  # an occupied square

@@ -19,7 +19,8 @@ mask of thousands of entries is never scanned or cleared whole.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
@@ -33,28 +34,53 @@ ONE_KEY = np.uint64(1)
 COUNT_BITS = np.uint64(3)
 
 
-def _unowned(context, builder, array_type, value):
-    view = cgutils.create_struct_proxy(array_type)(context, builder, value=value)
-    view.meminfo = cgutils.get_null_value(view.meminfo.type)
-    view.parent = cgutils.get_null_value(view.parent.type)
-    return view._getvalue()
-
-
 @intrinsic
-def borrowed(typingctx, arrays):
-    """The tuple of ``arrays`` without their reference counts (null meminfos). A kernel's row
-    loop then passes them and their row views to inlined helpers without an atomic increment
-    and decrement each time, which otherwise costs most of a step. Only for arrays the caller
-    keeps alive during the call (every kernel argument is)."""
+def borrowed(typingctx, values):
+    """The tuple ``values`` with every array's reference count off (null meminfo and parent;
+    other members as they are). A kernel's row loop then passes the arrays and their row views to
+    inlined helpers without an atomic increment and decrement each time, which otherwise costs
+    most of a step. Only for arrays the caller keeps alive during the call (every kernel
+    argument is)."""
 
     def codegen(context, builder, signature, args):
         result = args[0]
-        for k, array_type in enumerate(signature.args[0]):
-            value = builder.extract_value(result, k)
-            result = builder.insert_value(result, _unowned(context, builder, array_type, value), k)
+        for k, member_type in enumerate(signature.args[0]):
+            if isinstance(member_type, types.Array):
+                view = cgutils.create_struct_proxy(member_type)(context, builder,
+                                                               value=builder.extract_value(result, k))
+                view.meminfo = cgutils.get_null_value(view.meminfo.type)
+                view.parent = cgutils.get_null_value(view.parent.type)
+                result = builder.insert_value(result, view._getvalue(), k)
         return result
 
-    return arrays(arrays), codegen
+    return values(values), codegen
+
+
+@intrinsic
+def prefetch_row(typingctx, array, row):
+    """Ask the cache for ``array[row]`` (a C-contiguous array) about to be written: a step's rows
+    of the common buffers are larger than the hardware prefetcher runs ahead. Prefetching past
+    the end is harmless (a hint, never a load)."""
+
+    def codegen(context, builder, signature, args):
+        array_type = signature.args[0]
+        view = context.make_array(array_type)(context, builder, args[0])
+        zero = context.get_constant(types.intp, 0)
+        strides = cgutils.unpack_tuple(builder, view.strides)
+        index = [args[1]] + [zero] * (array_type.ndim - 1)
+        pointer = cgutils.get_item_pointer2(context, builder, view.data, cgutils.unpack_tuple(builder, view.shape),
+                                            strides, array_type.layout, index)
+        byte_pointer, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
+        prefetch = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [byte_pointer, i32, i32, i32]), "llvm.prefetch.p0i8")
+        base = builder.bitcast(pointer, byte_pointer)
+        with cgutils.for_range_slice(builder, zero, strides[0], context.get_constant(types.intp, 64)) as (k, _):
+            # write, high locality, data cache
+            builder.call(prefetch, [builder.gep(base, [k]), ir.Constant(i32, 1), ir.Constant(i32, 3),
+                                    ir.Constant(i32, 1)])
+        return context.get_dummy_value()
+
+    return types.void(array, row), codegen
 
 
 @njit(cache=True, inline="always")

@@ -33,12 +33,10 @@ copied into the other 24 cells, which then get their point planes.
 from __future__ import annotations
 
 import numpy as np
-from llvmlite import ir
-from numba import njit, types
-from numba.core import cgutils
-from numba.extending import intrinsic
+from numba import njit
 
-from fox_envs.batch._rows import TERMINAL, add_legal, begin_row, clear_legal, keep_history, push_history
+from fox_envs.batch._rows import (TERMINAL, add_legal, begin_row, clear_legal, keep_history, prefetch_row,
+                                  push_history)
 from fox_envs.batch.env import GameKernels
 from fox_envs.games.outfox import (COORDS, LINES_THROUGH, NEIGHBOURS, NUM_PLACE, NUM_POINTS, NUM_TYPES, RAYS,
                                    WINS)
@@ -74,33 +72,6 @@ MAX_SLIDES = max(sum(int(RAY_LEN[n].sum()) for n in NEIGHBOURS[p]) for p in rang
 PLACE, SLIDE = 0, 1
 AHEAD = 3  # rows prefetched ahead in step_rows
 del _p, _d, _ray, _k, _line
-
-
-@intrinsic
-def _prefetch_row(typingctx, arr, row):
-    """Ask the cache for ``arr[row]`` (a C-contiguous array), to be written soon: the rows of the
-    common buffers a step touches are larger than the hardware prefetcher runs ahead."""
-    sig = types.void(arr, row)
-
-    def codegen(context, builder, signature, args):
-        aryty = signature.args[0]
-        ary = context.make_array(aryty)(context, builder, args[0])
-        zero = context.get_constant(types.intp, 0)
-        strides = cgutils.unpack_tuple(builder, ary.strides)
-        index = [args[1]] + [zero] * (aryty.ndim - 1)
-        ptr = cgutils.get_item_pointer2(context, builder, ary.data, cgutils.unpack_tuple(builder, ary.shape),
-                                        strides, aryty.layout, index)
-        i8p = ir.IntType(8).as_pointer()
-        i32 = ir.IntType(32)
-        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]),
-                                            "llvm.prefetch.p0i8")
-        base = builder.bitcast(ptr, i8p)
-        with cgutils.for_range_slice(builder, zero, strides[0], context.get_constant(types.intp, 64)) as (k, _):
-            # write, high locality, data cache
-            builder.call(fn, [builder.gep(base, [k]), ir.Constant(i32, 1), ir.Constant(i32, 3), ir.Constant(i32, 1)])
-        return context.get_dummy_value()
-
-    return sig, codegen
 
 
 @njit(cache=True, inline="always")
@@ -369,9 +340,9 @@ def step_rows(lo, hi, actions, board, occ, hands, left, phase, placed, turns, po
         if a < 0 or player[i] < 0:
             continue
         if i + AHEAD < hi:
-            _prefetch_row(obs, i + AHEAD)
-            _prefetch_row(mask, i + AHEAD)
-            _prefetch_row(legal, i + AHEAD)
+            prefetch_row(obs, i + AHEAD)
+            prefetch_row(mask, i + AHEAD)
+            prefetch_row(legal, i + AHEAD)
         mover = player[i]
         push_history(hist, hlen, i, a)
         moves[i] += 1

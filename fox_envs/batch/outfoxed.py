@@ -43,7 +43,7 @@ player 1/2 each; a deal proportional to the deck left), then the end checks (gam
 ``max_moves``). A game never ends on a chance node (only the special turn ends a round).
 
 Speed: the helpers read the state as ``st[i, FIELD]`` (no row views), and each kernel first takes
-its arrays through ``_borrowed`` (reference counts off), since the inlined helpers otherwise
+its arrays through ``_rows.borrowed`` (reference counts off), since the inlined helpers otherwise
 increment and decrement every array they are passed, atomically, once per row. The three large
 helpers (``_apply``, ``_write_view``, ``_publish``) are compiled once as functions rather than
 inlined into each of the three kernels: the module compiles in about 5 s instead of about 30 s,
@@ -52,12 +52,10 @@ for about 10% of step speed (measured).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
-from numba.core import cgutils
-from numba.extending import intrinsic
+from numba import njit
 
 from fox_envs.batch._rng import CHANCE_STREAM, below
-from fox_envs.batch._rows import TERMINAL, add_legal, begin_row, clear_legal, keep_history, push_history
+from fox_envs.batch._rows import TERMINAL, add_legal, begin_row, borrowed, clear_legal, keep_history, push_history
 from fox_envs.batch.env import GameKernels
 from fox_envs.games.outfoxed import (CALL, CALLING, CARDS_PER_COLOUR, CHIP0, CHIPPING, COMPLETIONS, DEAL, FINISH,
                                      FIRST, FIRST_HAND, KEEP, MULTISET_INDEX, MULTISETS, O_CALLABLE, O_CHIP,
@@ -123,28 +121,6 @@ TABLE_VALUE = _table_values(MAX_CARDS)
 PHASE_SLOT = np.array((0, 5, 5, 1, 2, 3, 4, 5), np.int64)  # the core's O_PHASE slot of each phase
 TABLE_SLOTS = 18 * 4  # O_TABLE .. O_TABLE + 71, then O_OWN_FACE 18, O_UP_FACE 18 (contiguous)
 assert O_OWN_FACE == O_TABLE + TABLE_SLOTS and O_UP_FACE == O_OWN_FACE + 18
-
-
-# ----- borrowed arrays ----------------------------------------------------------------------------
-@intrinsic
-def _borrowed(typingctx, arrays):
-    """The tuple ``arrays`` with every array's meminfo and parent nulled: the same data, without
-    reference counting. The helpers below are inlined into the row loop, and every array passed
-    to one costs an atomic increment and decrement per row otherwise (measured: about half of a
-    step). Only for arrays the caller keeps alive for the call (every kernel argument is)."""
-
-    def codegen(context, builder, signature, args):
-        result = args[0]
-        for k, array_type in enumerate(signature.args[0]):
-            if isinstance(array_type, types.Array):
-                proxy = cgutils.create_struct_proxy(array_type)(context, builder,
-                                                                value=builder.extract_value(result, k))
-                proxy.meminfo = cgutils.get_null_value(proxy.meminfo.type)
-                proxy.parent = cgutils.get_null_value(proxy.parent.type)
-                result = builder.insert_value(result, proxy._getvalue(), k)
-        return result
-
-    return arrays(arrays), codegen
 
 
 # ----- small helpers ------------------------------------------------------------------------------
@@ -518,8 +494,8 @@ def _returns(st, i, rewards) -> None:
 @njit(cache=True, nogil=True)
 def reset_rows(lo, hi, which, st, forb, common, max_rounds) -> None:
     (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
-     legal, nlegal, rep_keys, rep_counts) = _borrowed(common)
-    st, forb = _borrowed((st, forb))
+     legal, nlegal, rep_keys, rep_counts) = borrowed(common)
+    st, forb = borrowed((st, forb))
     for i in range(lo, hi):
         if which[i]:
             _start_row(st, i, forb)
@@ -531,8 +507,8 @@ def reset_rows(lo, hi, which, st, forb, common, max_rounds) -> None:
 @njit(cache=True, nogil=True)
 def step_rows(lo, hi, actions, st, forb, common, max_moves, auto_reset, final_view, max_rounds) -> None:
     (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
-     legal, nlegal, rep_keys, rep_counts) = _borrowed(common)
-    st, forb = _borrowed((st, forb))
+     legal, nlegal, rep_keys, rep_counts) = borrowed(common)
+    st, forb = borrowed((st, forb))
     for i in range(lo, hi):
         begin_row(rewards, term, trunc, i)
         a = actions[i]
@@ -568,8 +544,8 @@ def step_rows(lo, hi, actions, st, forb, common, max_moves, auto_reset, final_vi
 @njit(cache=True, nogil=True)
 def replay_row(i, history, st, forb, common, max_rounds) -> None:
     (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
-     legal, nlegal, rep_keys, rep_counts) = _borrowed(common)
-    st, forb = _borrowed((st, forb))
+     legal, nlegal, rep_keys, rep_counts) = borrowed(common)
+    st, forb = borrowed((st, forb))
     _start_row(st, i, forb)
     moves[i] = 0
     hlen[i] = 0
