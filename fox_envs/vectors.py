@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from fox_envs.core.errors import InvalidParameterError
+from fox_envs.core.params import short_repr
 from fox_envs.core.registry import GAMES
 
 PROCESS_ONLY = ("workers", "context", "spin")  # FoxVectorEnv's own arguments
@@ -16,9 +17,9 @@ def make_vector_env(num_envs: int = 1, *, env_id: str, backend: str | None = Non
     """``backend="batch"`` (the default whenever the opponents are ``"random"`` and no
     FoxVectorEnv argument ``workers`` / ``context`` / ``spin`` is given) or ``"processes"``."""
     if env_id not in GAMES:
-        raise InvalidParameterError(f"unknown env_id {env_id!r}; allowed: {', '.join(GAMES)}")
+        raise InvalidParameterError(f"unknown env_id {short_repr(env_id)}; allowed: {', '.join(GAMES)}")
     if backend not in (None, *BACKENDS):
-        raise InvalidParameterError(f"bad backend {backend!r}; allowed: None, 'batch', 'processes'")
+        raise InvalidParameterError(f"bad backend {short_repr(backend)}; allowed: None, 'batch', 'processes'")
     if backend is None:
         from fox_envs.core.vector import FoxVectorEnv  # noqa: F401  (numba stays unimported on this path)
 

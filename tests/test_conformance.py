@@ -298,6 +298,55 @@ def test_illegal_and_malformed_actions_raise_and_leave_state_untouched(env_id, p
             state.string_to_action("no such move")
 
 
+HUGE = 10**5000  # str() of it raises ValueError (Python's 4300-digit limit)
+
+
+class Hostile:
+    """A value whose every dunder a message or a check might call raises."""
+
+    __hash__ = None
+
+    def __index__(self):
+        raise RuntimeError("__index__ fails")
+
+    def __int__(self):
+        raise RuntimeError("__int__ fails")
+
+    def __eq__(self, other):
+        raise RuntimeError("__eq__ fails")
+
+    def __bool__(self):
+        raise RuntimeError("__bool__ fails")
+
+    def __repr__(self):
+        raise RuntimeError("__repr__ fails")
+
+
+@pytest.mark.parametrize("env_id,params", CASES)
+def test_huge_and_hostile_values_give_our_errors_whose_messages_never_fail(env_id, params):
+    env = make_env(env_id, params)
+    env.reset(seed=0)
+    offender = env.agent_selection
+    env.step(HUGE)  # ends the game for the offender, never a crash
+    assert env.rewards[offender] == -1.0 and env.infos[offender]["illegal_action"] is True
+    assert "digits" in env.infos[offender]["error"]
+    state = fox_envs.make_game(env_id, **params).new_initial_state()
+    for bad in (HUGE, -HUGE, Hostile(), np.array(HUGE, dtype=object)):
+        with pytest.raises(IllegalActionError):
+            state.apply_action(bad)
+    for name in fox_envs.make_game(env_id).PARAMS:
+        for bad in (HUGE, Hostile()):
+            with pytest.raises(InvalidParameterError, match=name):
+                fox_envs.make_game(env_id, **{**params, name: bad})
+    for bad in (Hostile(), -HUGE):
+        with pytest.raises(InvalidParameterError, match="max_moves"):
+            fox_envs.make(env_id, max_moves=bad)
+        with pytest.raises(InvalidParameterError, match="max_moves"):
+            gymnasium.make("fox_envs/" + GAMES[env_id].gym_id, max_moves=bad)
+        with pytest.raises(InvalidParameterError, match="seat"):
+            gymnasium.make("fox_envs/" + GAMES[env_id].gym_id, seat=bad)
+
+
 @pytest.mark.parametrize("env_id,params", CASES)
 def test_numpy_integer_actions_are_accepted(env_id, params):
     game = fox_envs.make_game(env_id, **params)

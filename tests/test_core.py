@@ -121,6 +121,27 @@ def test_action_as_int_accepts_integers_only():
         assert action_as_int(bad) is None
 
 
+def test_messages_about_huge_or_unprintable_values_never_fail():
+    class Unprintable:
+        def __repr__(self):
+            raise RuntimeError("no repr")
+
+    state = CoinGame().new_initial_state()
+    state.apply_action(0)
+    for bad, shown in [(10**5000, "int of about 5001 digits"), (Unprintable(), "Unprintable object"),
+                       ("x" * 10**6, "'xxx")]:
+        with pytest.raises(IllegalActionError, match=shown):
+            state.apply_action(bad)
+        with pytest.raises(IllegalActionError, match=shown):
+            state.string_to_action(bad)
+    with pytest.raises(IllegalActionError) as error:
+        state.string_to_action("y" * 10**6)
+    assert len(str(error.value)) < 300
+    for bad in (10**5000, Unprintable()):
+        with pytest.raises(InvalidParameterError, match="bad value .* for parameter 'bias'"):
+            CoinGame(bias=bad)
+
+
 def test_illegal_action_message_names_action_and_legal_moves():
     state = CoinGame().new_initial_state()
     state.apply_action(0)

@@ -31,6 +31,7 @@ from typing import Any, Mapping
 
 from fox_envs.agents.base import RandomAgent, reset_agent
 from fox_envs.core.errors import InvalidParameterError
+from fox_envs.core.params import short_repr
 from fox_envs.core.registry import entry, load_object
 
 AGENT_NAMES = ("random", "heuristic", "mcts")
@@ -66,7 +67,7 @@ def make_agent(spec: Any, env_id: str, seed: int | None = None, **kwargs: Any):
     if not isinstance(spec, str):
         if hasattr(spec, "act"):
             return spec
-        raise InvalidParameterError(f"opponent/agent must be a name, 'module:callable' or an agent with act(); got {spec!r}")
+        raise InvalidParameterError(f"opponent/agent must be a name, 'module:callable' or an agent with act(); got {short_repr(spec)}")
     name, _, option_text = spec.partition(":")
     if name in AGENT_NAMES:
         options = {**parse_options(option_text), **kwargs}
@@ -89,10 +90,10 @@ def make_agent(spec: Any, env_id: str, seed: int | None = None, **kwargs: Any):
         try:
             factory = load_object(spec)
         except (ImportError, AttributeError, ValueError) as error:
-            raise InvalidParameterError(f"cannot load agent {spec!r}: {error}") from None
+            raise InvalidParameterError(f"cannot load agent {short_repr(spec)}: {error}") from None
         return factory(env_id=env_id, seed=seed, **kwargs)
     raise InvalidParameterError(
-        f"unknown agent {spec!r}; built-in agents: {', '.join(AGENT_NAMES)} (options as mcts:simulations=200), "
+        f"unknown agent {short_repr(spec)}; built-in agents: {', '.join(AGENT_NAMES)} (options as mcts:simulations=200), "
         "'module:callable', or a saved policy file (.json/.npz/.pkl)"
     )
 

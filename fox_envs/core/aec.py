@@ -17,6 +17,7 @@ from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable,
 
 from fox_envs.core.errors import IllegalActionError, InvalidParameterError
 from fox_envs.core.game import Game, State, resolve_chance
+from fox_envs.core.params import short_repr
 from fox_envs.core.registry import make_game
 
 RENDER_MODES = ["ansi", "human", "rgb_array"]
@@ -38,14 +39,14 @@ class FoxEnv(AECEnv):
         super().__init__()
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise InvalidParameterError(
-                f"{self.game_id}: bad render_mode {render_mode!r}; allowed: None, {', '.join(RENDER_MODES)}"
+                f"{self.game_id}: bad render_mode {short_repr(render_mode)}; allowed: None, {', '.join(RENDER_MODES)}"
             )
         self.game: Game = make_game(self.game_id, **params)
         if max_moves is None:
             max_moves = self.game.max_moves_default
         if isinstance(max_moves, bool) or not isinstance(max_moves, (int, np.integer)) or max_moves < 1:
             raise InvalidParameterError(
-                f"{self.game_id}: bad value {max_moves!r} for parameter 'max_moves'; allowed: an integer >= 1"
+                f"{self.game_id}: bad value {short_repr(max_moves)} for parameter 'max_moves'; allowed: an integer >= 1"
             )
         self.max_moves = int(max_moves)
         self.render_mode = render_mode

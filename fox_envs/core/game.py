@@ -26,7 +26,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 import numpy as np
 
 from fox_envs.core.errors import IllegalActionError
-from fox_envs.core.params import Param, validate_params
+from fox_envs.core.params import Param, short_repr, validate_params
 
 CHANCE = -1
 TERMINAL = -2
@@ -202,9 +202,9 @@ class State:
         player = self.current_player()
         who = {CHANCE: "chance", TERMINAL: "nobody (the game is over)"}.get(player, f"player_{player}")
         if value is None:
-            what = f"malformed action {action!r} (type {type(action).__name__}): actions are integers"
+            what = f"malformed action {short_repr(action)} (type {type(action).__name__}): actions are integers"
         elif not 0 <= value < self.game.num_actions:
-            what = f"action {value} is out of range 0..{self.game.num_actions - 1}"
+            what = f"action {short_repr(value)} is out of range 0..{self.game.num_actions - 1}"
         else:
             what = f"action {value} ({self._safe_string(value)}) is illegal now"
         shown = ", ".join(f"{a} ({self._safe_string(a)})" for a in legal[:8])
@@ -221,7 +221,7 @@ class State:
     def string_to_action(self, text: str) -> int:
         """The action named ``text`` in this game's notation (legal actions first)."""
         if not isinstance(text, str):
-            raise IllegalActionError(f"{self.game.name}: notation must be a string, got {text!r}")
+            raise IllegalActionError(f"{self.game.name}: notation must be a string, got {short_repr(text)}")
         wanted = text.strip()
         for action in self._cached_legal():
             if self.action_to_string(action) == wanted:
@@ -232,7 +232,7 @@ class State:
         legal = self._cached_legal()
         examples = ", ".join(repr(self._safe_string(a)) for a in legal[:8])
         raise IllegalActionError(
-            f"{self.game.name}: unknown move {text!r}; legal moves now: {examples or 'none'}"
+            f"{self.game.name}: unknown move {short_repr(text)}; legal moves now: {examples or 'none'}"
         )
 
     def apply_string(self, text: str) -> None:

@@ -24,6 +24,7 @@ from gymnasium import spaces
 
 from fox_envs.core.errors import InvalidParameterError
 from fox_envs.core.game import CHANCE, TERMINAL, State, action_as_int, resolve_chance
+from fox_envs.core.params import short_repr
 from fox_envs.core.registry import make_game
 
 ILLEGAL_MODES = ("end", "raise")
@@ -40,15 +41,15 @@ class FoxGymEnv(gymnasium.Env):
         self.game = make_game(env_id, **params)
         n = self.game.num_players
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
-            raise InvalidParameterError(f"{env_id}: bad seat {seat!r}; allowed: 0..{n - 1}")
+            raise InvalidParameterError(f"{env_id}: bad seat {short_repr(seat)}; allowed: 0..{n - 1}")
         if illegal_action not in ILLEGAL_MODES:
-            raise InvalidParameterError(f"{env_id}: bad illegal_action {illegal_action!r}; allowed: 'end', 'raise'")
+            raise InvalidParameterError(f"{env_id}: bad illegal_action {short_repr(illegal_action)}; allowed: 'end', 'raise'")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise InvalidParameterError(f"{env_id}: bad render_mode {render_mode!r}; allowed: None, ansi, human, rgb_array")
+            raise InvalidParameterError(f"{env_id}: bad render_mode {short_repr(render_mode)}; allowed: None, ansi, human, rgb_array")
         if max_moves is None:
             max_moves = self.game.max_moves_default
         if isinstance(max_moves, bool) or not isinstance(max_moves, (int, np.integer)) or max_moves < 1:
-            raise InvalidParameterError(f"{env_id}: bad max_moves {max_moves!r}; allowed: an integer >= 1")
+            raise InvalidParameterError(f"{env_id}: bad max_moves {short_repr(max_moves)}; allowed: an integer >= 1")
         self.seat = int(seat)
         self.max_moves = int(max_moves)
         self.illegal_action = illegal_action

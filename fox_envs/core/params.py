@@ -73,15 +73,15 @@ def validate_params(game_name: str, declared: Mapping[str, Param], given: Mappin
     if unknown:
         allowed = ", ".join(sorted(declared)) or "none"
         raise InvalidParameterError(
-            f"{game_name}: unknown parameter(s) {', '.join(unknown)}; allowed parameters: {allowed}"
+            f"{game_name}: unknown parameter(s) {', '.join(short_repr(name) if not isinstance(name, str) else name[:80] for name in unknown)}; allowed parameters: {allowed}"
         )
     result = {}
     for name, param in declared.items():
         value = given.get(name, param.default)
         try:
             result[name] = param.check(value)
-        except (ValueError, TypeError, AttributeError):
+        except Exception:  # noqa: BLE001  (whatever a bad value does in a check, e.g. a failing __eq__)
             raise InvalidParameterError(
-                f"{game_name}: bad value {value!r} for parameter {name!r}; allowed: {param.allowed}"
+                f"{game_name}: bad value {short_repr(value)} for parameter {name!r}; allowed: {param.allowed}"
             ) from None
     return result

@@ -71,7 +71,7 @@ def entry(env_id: str) -> GameEntry:
         return GAMES[env_id]
     except (KeyError, TypeError):
         raise InvalidParameterError(
-            f"unknown env id {env_id!r}; known ids: {', '.join(ENV_IDS)}"
+            f"unknown env id {short_repr(env_id)}; known ids: {', '.join(ENV_IDS)}"
         ) from None
 
 

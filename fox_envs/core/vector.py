@@ -37,6 +37,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from fox_envs.core.errors import InvalidParameterError
+from fox_envs.core.params import short_repr
 
 RING = 2  # sets of returned arrays used in turn
 
@@ -233,11 +234,11 @@ class FoxVectorEnv(VectorEnv):
                  spin: float = 0.0005, **kwargs: Any) -> None:
         self.closed = True  # until every worker is up (close() is then a no-op)
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
-            raise InvalidParameterError(f"bad num_envs {num_envs!r}; allowed: an integer >= 1")
+            raise InvalidParameterError(f"bad num_envs {short_repr(num_envs)}; allowed: an integer >= 1")
         if isinstance(workers, bool) or not isinstance(workers, int) or not 0 <= workers <= num_envs:
-            raise InvalidParameterError(f"bad workers {workers!r}; allowed: 0..num_envs ({num_envs})")
+            raise InvalidParameterError(f"bad workers {short_repr(workers)}; allowed: 0..num_envs ({num_envs})")
         if isinstance(spin, bool) or not isinstance(spin, (int, float)) or not 0 <= spin <= 1:
-            raise InvalidParameterError(f"bad spin {spin!r}; allowed: seconds from 0 to 1")
+            raise InvalidParameterError(f"bad spin {short_repr(spin)}; allowed: seconds from 0 to 1")
         self._spin = float(spin)
         bounds = np.linspace(0, num_envs, max(workers, 1) + 1).astype(int).tolist()  # contiguous slices
         self._local = _make_views(gym_id, bounds[1], kwargs)  # the first slice, stepped here
@@ -356,7 +357,7 @@ class FoxVectorEnv(VectorEnv):
             seeds = [None if s is None else int(s) for s in seed]
         else:
             raise InvalidParameterError(
-                f"bad seed {seed!r}; allowed: None, an int >= 0 or a list of {self.num_envs} (ints >= 0 or None)")
+                f"bad seed {short_repr(seed)}; allowed: None, an int >= 0 or a list of {self.num_envs} (ints >= 0 or None)")
         self._needs_reset = True
         out = self._run("reset", seeds)
         self._needs_reset = False
@@ -426,5 +427,5 @@ def make_vector_env(num_envs: int = 1, *, env_id: str, **kwargs: Any) -> FoxVect
     from fox_envs.core.registry import GAMES
 
     if env_id not in GAMES:
-        raise InvalidParameterError(f"unknown env_id {env_id!r}; allowed: {', '.join(GAMES)}")
+        raise InvalidParameterError(f"unknown env_id {short_repr(env_id)}; allowed: {', '.join(GAMES)}")
     return FoxVectorEnv("fox_envs/" + GAMES[env_id].gym_id, num_envs, **kwargs)

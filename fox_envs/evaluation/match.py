@@ -37,6 +37,7 @@ from fox_envs.agents.base import reset_agent
 from fox_envs.agents.registry import make_agent
 from fox_envs.core.errors import IllegalActionError, InvalidParameterError
 from fox_envs.core.game import CHANCE, Game, State, action_as_int, sample_chance
+from fox_envs.core.params import short_repr
 from fox_envs.core.registry import make_game
 from fox_envs.evaluation.pool import WorkerLostError, index_ranges, run_parallel
 from fox_envs.evaluation.records import GameRecord
@@ -52,7 +53,7 @@ def seat_rotations(num_agents: int, rotation: str = "permutations") -> list[tupl
         return list(itertools.permutations(range(num_agents)))
     if rotation == "cyclic":
         return [tuple((seat + shift) % num_agents for seat in range(num_agents)) for shift in range(num_agents)]
-    raise InvalidParameterError(f"unknown rotation {rotation!r}; allowed: {', '.join(ROTATIONS)}")
+    raise InvalidParameterError(f"unknown rotation {short_repr(rotation)}; allowed: {', '.join(ROTATIONS)}")
 
 
 def game_seeds(seed: int, game_index: int, num_agents: int) -> tuple[np.random.SeedSequence, list[int]]:
@@ -282,15 +283,15 @@ def evaluate(env_id: str, agents: Sequence[Any], num_games: int = 100, seed: int
             f"{env_id} with params {json_params(game.params)} has {n} seats: give {n} agents (or one for every seat), got {len(specs)}"
         )
     if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
-        raise InvalidParameterError(f"num_games must be an integer >= 1, got {num_games!r}")
+        raise InvalidParameterError(f"num_games must be an integer >= 1, got {short_repr(num_games)}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise InvalidParameterError(f"seed must be an integer >= 0, got {seed!r}")
+        raise InvalidParameterError(f"seed must be an integer >= 0, got {short_repr(seed)}")
     if max_moves is None:
         max_moves = game.max_moves_default
     if isinstance(max_moves, bool) or not isinstance(max_moves, int) or max_moves < 1:
-        raise InvalidParameterError(f"max_moves must be an integer >= 1, got {max_moves!r}")
+        raise InvalidParameterError(f"max_moves must be an integer >= 1, got {short_repr(max_moves)}")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise InvalidParameterError(f"workers must be an integer >= 1, got {workers!r}")
+        raise InvalidParameterError(f"workers must be an integer >= 1, got {short_repr(workers)}")
     seed = int(seed)
     rotations = seat_rotations(len(specs), rotation)
     labels = unique_labels(specs)
