@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from fox_envs.batch._rows import (TERMINAL, add_legal, begin_row, clear_legal, keep_history, prefetch_row,
+from fox_envs.batch._rows import (TERMINAL, add_legal, begin_row, borrowed, clear_legal, keep_history, prefetch_row,
                                   push_history)
 from fox_envs.batch.env import GameKernels
 from fox_envs.games.outfox import (COORDS, LINES_THROUGH, NEIGHBOURS, NUM_PLACE, NUM_POINTS, NUM_TYPES, RAYS,
@@ -332,8 +332,10 @@ def reset_rows(lo, hi, which, board, occ, hands, left, phase, placed, turns, poi
 @njit(cache=True, nogil=True)
 def step_rows(lo, hi, actions, board, occ, hands, left, phase, placed, turns, points, common, max_moves, auto_reset,
               final_view, start_hands, start_obs, n, scale, win_rewards) -> None:
-    (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
-     legal, nlegal, rep_keys, rep_counts) = common
+    common = (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
+              legal, nlegal, rep_keys, rep_counts) = borrowed(common)
+    actions, board, occ, hands, left, phase, placed, turns, points, start_hands, start_obs, win_rewards = borrowed(
+        (actions, board, occ, hands, left, phase, placed, turns, points, start_hands, start_obs, win_rewards))
     for i in range(lo, hi):
         begin_row(rewards, term, trunc, i)
         a = actions[i]
