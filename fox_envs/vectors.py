@@ -6,11 +6,19 @@ from __future__ import annotations
 from typing import Any
 
 from fox_envs.core.errors import InvalidParameterError
-from fox_envs.core.params import short_repr
+from fox_envs.core.params import integer_value, short_repr
 from fox_envs.core.registry import GAMES
 
 PROCESS_ONLY = ("workers", "context", "spin")  # FoxVectorEnv's own arguments
 BACKENDS = ("batch", "processes")
+INTEGER_ARGS = ("max_moves", "seat", "workers", "threads")
+
+
+def _integer(name: str, value: Any) -> int:
+    number = integer_value(value)
+    if number is None:
+        raise InvalidParameterError(f"bad {name} {short_repr(value)}; allowed: an integer")
+    return number
 
 
 def make_vector_env(num_envs: int = 1, *, env_id: str, backend: str | None = None, **kwargs: Any):
@@ -18,6 +26,10 @@ def make_vector_env(num_envs: int = 1, *, env_id: str, backend: str | None = Non
     FoxVectorEnv argument ``workers`` / ``context`` / ``spin`` is given) or ``"processes"``."""
     if env_id not in GAMES:
         raise InvalidParameterError(f"unknown env_id {short_repr(env_id)}; allowed: {', '.join(GAMES)}")
+    num_envs = _integer("num_envs", num_envs)  # one rule for integers, whichever backend checks the range
+    for name in INTEGER_ARGS:
+        if kwargs.get(name) is not None:
+            kwargs[name] = _integer(name, kwargs[name])
     if backend not in (None, *BACKENDS):
         raise InvalidParameterError(f"bad backend {short_repr(backend)}; allowed: None, 'batch', 'processes'")
     if backend is None:

@@ -538,3 +538,105 @@ def test_gymnasium_view_is_reproducible_from_seed(env_id):
     assert len(first) == len(second)
     for a, b in zip(first, second):
         np.testing.assert_array_equal(a, b)
+
+
+# ----- one rule for integers --------------------------------------------------------------------
+class _Seat(__import__("enum").IntEnum):
+    ZERO = 0
+    ONE = 1
+
+
+class _MyInt(int):
+    pass
+
+
+class _MyInt64(np.int64):
+    pass
+
+
+def _not_integers(value: int) -> list:
+    from decimal import Decimal
+    from fractions import Fraction
+
+    return [bool(value % 2), float(value), np.float32(value), np.float64(value), Fraction(value), Decimal(value),
+            complex(value), np.timedelta64(value), np.array([value]), np.array([[value]]), str(value),
+            np.array(float(value))]
+
+
+def _integers(value: int) -> list:
+    return [value, np.int64(value), np.uint8(value), np.int16(value), _MyInt(value), _MyInt64(value)]
+
+
+def test_one_integer_rule_for_actions():
+    from fox_envs.core.game import action_as_int
+
+    for good in _integers(3) + [np.array(3), np.array(3, dtype=np.uint8), _Seat.ONE]:
+        assert action_as_int(good) == int(good) and type(action_as_int(good)) is int, repr(good)
+    for bad in _not_integers(3) + [np.array(np.timedelta64(3)), None]:
+        assert action_as_int(bad) is None, repr(bad)
+    env = fox_envs.make("xceter_o_v0")
+    env.reset(seed=0)
+    env.step(_Seat.ONE)  # an IntEnum is an action
+    assert env.unwrapped.game_state.history() == [1]
+    env.step(np.timedelta64(4))  # a timedelta is not
+    assert env.infos["player_1"]["illegal_action"] is True
+
+
+@pytest.mark.parametrize("env_id", fox_envs.ENV_IDS)
+def test_one_integer_rule_for_params_max_moves_seats_and_seeds(env_id):
+    gym_id = "fox_envs/" + GAMES[env_id].gym_id
+    integer_params = {"num_players": 2, "max_rounds": 3, "egg_tokens": 14}
+    for name in set(fox_envs.make_game(env_id).PARAMS) & set(integer_params):
+        value = integer_params[name]
+        for good in _integers(value):
+            assert fox_envs.make_game(env_id, **{name: good}).params[name] == value
+            assert type(fox_envs.make_game(env_id, **{name: good}).params[name]) is int
+        for bad in _not_integers(value):
+            with pytest.raises(InvalidParameterError, match=name):
+                fox_envs.make_game(env_id, **{name: bad})
+    for good in _integers(4):
+        assert fox_envs.make(env_id, max_moves=good).unwrapped.max_moves == 4
+        assert gymnasium.make(gym_id, max_moves=good).unwrapped.max_moves == 4
+        env = fox_envs.make(env_id)
+        env.reset(seed=good)
+        assert env.unwrapped.np_random_seed == 4
+        view = gymnasium.make(gym_id).unwrapped
+        view.reset(seed=good)
+        assert view.np_random_seed == 4
+    assert gymnasium.make(gym_id, seat=_Seat.ONE).unwrapped.seat == 1
+    for bad in _not_integers(4):
+        with pytest.raises(InvalidParameterError, match="max_moves"):
+            fox_envs.make(env_id, max_moves=bad)
+        with pytest.raises(InvalidParameterError, match="max_moves"):
+            gymnasium.make(gym_id, max_moves=bad)
+        with pytest.raises(InvalidParameterError, match="seed"):
+            fox_envs.make(env_id).reset(seed=bad)
+        with pytest.raises(InvalidParameterError, match="seed"):
+            gymnasium.make(gym_id).unwrapped.reset(seed=bad)
+    for bad in _not_integers(1):
+        with pytest.raises(InvalidParameterError, match="seat"):
+            gymnasium.make(gym_id, seat=bad)
+
+
+def test_one_integer_rule_for_num_envs_workers_and_evaluate():
+    from fox_envs.evaluation import evaluate
+
+    for backend in ("batch", "processes"):
+        for good in _integers(3):
+            envs = gymnasium.make_vec("fox_envs/XCeterO-v0", num_envs=good, backend=backend, max_moves=np.int64(9),
+                                      seat=_Seat.ZERO)
+            assert envs.num_envs == 3
+            envs.reset(seed=np.int64(1))
+            envs.close()
+        for bad in _not_integers(3):
+            with pytest.raises(InvalidParameterError, match="num_envs"):
+                gymnasium.make_vec("fox_envs/XCeterO-v0", num_envs=bad, backend=backend)
+            with pytest.raises(InvalidParameterError, match="max_moves"):
+                gymnasium.make_vec("fox_envs/XCeterO-v0", num_envs=2, backend=backend, max_moves=bad)
+    result = evaluate("xceter_o_v0", ["random", "heuristic"], num_games=np.int64(2), seed=_MyInt(1),
+                      max_moves=np.uint8(20), workers=np.int8(1))
+    assert result.num_games == 2 and result.seed == 1 and result.max_moves == 20
+    for name in ("num_games", "seed", "max_moves", "workers"):
+        for bad in _not_integers(2):
+            with pytest.raises(InvalidParameterError, match=name):
+                evaluate("xceter_o_v0", ["random", "heuristic"], **{"num_games": 2, name: bad})

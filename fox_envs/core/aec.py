@@ -17,7 +17,7 @@ from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable,
 
 from fox_envs.core.errors import IllegalActionError, InvalidParameterError
 from fox_envs.core.game import Game, State, resolve_chance
-from fox_envs.core.params import short_repr
+from fox_envs.core.params import integer_in, seed_value, short_repr
 from fox_envs.core.registry import make_game
 
 RENDER_MODES = ["ansi", "human", "rgb_array"]
@@ -44,11 +44,11 @@ class FoxEnv(AECEnv):
         self.game: Game = make_game(self.game_id, **params)
         if max_moves is None:
             max_moves = self.game.max_moves_default
-        if isinstance(max_moves, bool) or not isinstance(max_moves, (int, np.integer)) or max_moves < 1:
+        self.max_moves = integer_in(max_moves, 1)
+        if self.max_moves is None:
             raise InvalidParameterError(
                 f"{self.game_id}: bad value {short_repr(max_moves)} for parameter 'max_moves'; allowed: an integer >= 1"
             )
-        self.max_moves = int(max_moves)
         self.render_mode = render_mode
         n = self.game.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
@@ -74,7 +74,7 @@ class FoxEnv(AECEnv):
     # ----- episode -------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
-            self.np_random, self.np_random_seed = seeding.np_random(seed)
+            self.np_random, self.np_random_seed = seeding.np_random(seed_value(seed, f"{self.game_id}: "))
         self.game_state = self.game.new_initial_state()
         resolve_chance(self.game_state, self.np_random)
         self.moves = 0

@@ -26,7 +26,7 @@ from typing import Any, ClassVar, Mapping, Sequence
 import numpy as np
 
 from fox_envs.core.errors import IllegalActionError
-from fox_envs.core.params import Param, short_repr, validate_params
+from fox_envs.core.params import Param, integer_value, short_repr, validate_params
 
 CHANCE = -1
 TERMINAL = -2
@@ -74,15 +74,9 @@ def _rebuild_game(cls: type, params: dict) -> Game:
 
 
 def action_as_int(action: Any) -> int | None:
-    """Return ``action`` as a Python int when it is an integer (Python, numpy scalar or 0-d
-    integer array); ``None`` for anything else (bool, float, NaN, None, str, arrays...)."""
-    if type(action) is int:
-        return action
-    if isinstance(action, np.integer):
-        return int(action)
-    if isinstance(action, np.ndarray) and action.ndim == 0 and np.issubdtype(action.dtype, np.integer):
-        return int(action)
-    return None
+    """Return ``action`` as a Python int when it is an integer (``integer_value`` with 0-d
+    integer arrays); ``None`` for anything else (bool, float, NaN, None, str, arrays...)."""
+    return action if type(action) is int else integer_value(action, arrays=True)
 
 
 class State:

@@ -24,7 +24,7 @@ from gymnasium import spaces
 
 from fox_envs.core.errors import InvalidParameterError
 from fox_envs.core.game import CHANCE, TERMINAL, State, action_as_int, resolve_chance
-from fox_envs.core.params import short_repr
+from fox_envs.core.params import integer_in, seed_value, short_repr
 from fox_envs.core.registry import make_game
 
 ILLEGAL_MODES = ("end", "raise")
@@ -40,7 +40,7 @@ class FoxGymEnv(gymnasium.Env):
         self.env_id = env_id
         self.game = make_game(env_id, **params)
         n = self.game.num_players
-        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
+        if integer_in(seat, 0, n - 1) is None:
             raise InvalidParameterError(f"{env_id}: bad seat {short_repr(seat)}; allowed: 0..{n - 1}")
         if illegal_action not in ILLEGAL_MODES:
             raise InvalidParameterError(f"{env_id}: bad illegal_action {short_repr(illegal_action)}; allowed: 'end', 'raise'")
@@ -48,10 +48,10 @@ class FoxGymEnv(gymnasium.Env):
             raise InvalidParameterError(f"{env_id}: bad render_mode {short_repr(render_mode)}; allowed: None, ansi, human, rgb_array")
         if max_moves is None:
             max_moves = self.game.max_moves_default
-        if isinstance(max_moves, bool) or not isinstance(max_moves, (int, np.integer)) or max_moves < 1:
+        if integer_in(max_moves, 1) is None:
             raise InvalidParameterError(f"{env_id}: bad max_moves {short_repr(max_moves)}; allowed: an integer >= 1")
-        self.seat = int(seat)
-        self.max_moves = int(max_moves)
+        self.seat = integer_in(seat, 0)
+        self.max_moves = integer_in(max_moves, 1)
         self.illegal_action = illegal_action
         self.render_mode = render_mode
         others = [s for s in range(n) if s != self.seat]
@@ -82,7 +82,7 @@ class FoxGymEnv(gymnasium.Env):
     # info; FoxVectorEnv calls them directly and writes observations and masks into its buffers.
     def _start(self, seed: int | None) -> None:
         """Start a new episode (seeded with ``seed`` unless it is None) up to the learner's move."""
-        super().reset(seed=seed)
+        super().reset(seed=seed_value(seed, f"{self.env_id}: "))
         for agent in self.opponents.values():
             reset_fn = getattr(agent, "reset", None)
             if callable(reset_fn):

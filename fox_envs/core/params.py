@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
+import numpy as np
+
 from fox_envs.core.errors import InvalidParameterError
 
 
@@ -32,6 +34,44 @@ class Param:
     allowed: str
 
 
+def integer_value(value: Any, arrays: bool = False) -> int | None:
+    """The one rule for what is an integer (actions, params, ``max_moves``, seats, seeds,
+    ``num_envs``...): a Python or numpy integer, or an instance of a subclass of one (e.g. an
+    ``IntEnum``), is; with ``arrays=True`` (actions) a 0-d integer array is too. Anything else
+    (bool, float and numpy floats even when whole, ``Fraction``, ``Decimal``, complex,
+    ``np.timedelta64``, strings, other arrays, objects with ``__index__``) is not: ``None``.
+    Returns an exact Python int; never calls the value's own methods, so it never raises."""
+    if type(value) is int:
+        return value
+    if isinstance(value, int):
+        return None if isinstance(value, bool) else int.__index__(value)  # the int itself, not a subclass's hook
+    if isinstance(value, np.integer):  # np.bool_ is not an np.integer; np.timedelta64 is
+        return None if isinstance(value, np.timedelta64) else int(value.item())
+    if arrays and isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iu":
+        return int(value.item())
+    return None
+
+
+def integer_in(value: Any, low: int, high: int | None = None) -> int | None:
+    """``value`` as an int when it is an integer (``integer_value``) in ``low..high`` (no upper
+    bound when ``high`` is None), else ``None``."""
+    number = integer_value(value)
+    if number is None or number < low or (high is not None and number > high):
+        return None
+    return number
+
+
+def seed_value(seed: Any, where: str = "") -> int | None:
+    """A ``reset`` seed: ``None``, or an integer >= 0 (``integer_value``) as a Python int;
+    anything else raises ``InvalidParameterError``."""
+    if seed is None:
+        return None
+    number = integer_in(seed, 0)
+    if number is None:
+        raise InvalidParameterError(f"{where}bad seed {short_repr(seed)}; allowed: None or an integer >= 0")
+    return number
+
+
 def boolean(value: Any) -> bool:
     """Accept only real booleans (and numpy bools); 0/1 or strings are rejected."""
     if isinstance(value, bool) or type(value).__name__ == "bool_":
@@ -40,13 +80,16 @@ def boolean(value: Any) -> bool:
 
 
 def one_of(*choices: Any) -> Callable[[Any], Any]:
-    """Accept exactly one of ``choices`` (integers must be real integers, not floats or bools)."""
+    """Accept exactly one of ``choices``; an integer choice matches only an integer (as
+    ``integer_value`` says: not a bool, a float or ``Fraction(16)``)."""
 
     def check(value: Any) -> Any:
-        if isinstance(value, bool) or isinstance(value, float):
-            raise ValueError(value)
+        number = integer_value(value)
         for choice in choices:
-            if value == choice and type(value) is not bool:
+            if isinstance(choice, int) and not isinstance(choice, bool):
+                if number == choice:
+                    return choice
+            elif isinstance(value, type(choice)) and value == choice:
                 return choice
         raise ValueError(value)
 
@@ -54,15 +97,14 @@ def one_of(*choices: Any) -> Callable[[Any], Any]:
 
 
 def int_range(low: int, high: int | None = None) -> Callable[[Any], int]:
-    """Accept an integer with ``low <= value`` (and ``value <= high`` when given)."""
+    """Accept an integer (``integer_value``) with ``low <= value`` (and ``value <= high`` when
+    given)."""
 
     def check(value: Any) -> int:
-        if isinstance(value, bool) or not hasattr(value, "__index__"):
+        number = integer_in(value, low, high)
+        if number is None:
             raise ValueError(value)
-        value = int(value.__index__())
-        if value < low or (high is not None and value > high):
-            raise ValueError(value)
-        return value
+        return number
 
     return check
 

@@ -37,7 +37,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from fox_envs.core.errors import InvalidParameterError
-from fox_envs.core.params import short_repr
+from fox_envs.core.params import integer_in, short_repr
 
 RING = 2  # sets of returned arrays used in turn
 
@@ -203,7 +203,7 @@ def _spin_until_ready(pipe, seconds: float) -> None:
 
 
 def _is_seed(seed: Any) -> bool:
-    return isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and seed >= 0
+    return integer_in(seed, 0) is not None
 
 
 def _send_error(pipe, error: BaseException) -> None:
@@ -233,10 +233,12 @@ class FoxVectorEnv(VectorEnv):
     def __init__(self, gym_id: str, num_envs: int, workers: int = 0, context: str | None = None,
                  spin: float = 0.0005, **kwargs: Any) -> None:
         self.closed = True  # until every worker is up (close() is then a no-op)
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+        if integer_in(num_envs, 1) is None:
             raise InvalidParameterError(f"bad num_envs {short_repr(num_envs)}; allowed: an integer >= 1")
-        if isinstance(workers, bool) or not isinstance(workers, int) or not 0 <= workers <= num_envs:
+        num_envs = integer_in(num_envs, 1)
+        if integer_in(workers, 0, num_envs) is None:
             raise InvalidParameterError(f"bad workers {short_repr(workers)}; allowed: 0..num_envs ({num_envs})")
+        workers = integer_in(workers, 0)
         if isinstance(spin, bool) or not isinstance(spin, (int, float)) or not 0 <= spin <= 1:
             raise InvalidParameterError(f"bad spin {short_repr(spin)}; allowed: seconds from 0 to 1")
         self._spin = float(spin)

@@ -37,7 +37,7 @@ from fox_envs.agents.base import reset_agent
 from fox_envs.agents.registry import make_agent
 from fox_envs.core.errors import IllegalActionError, InvalidParameterError
 from fox_envs.core.game import CHANCE, Game, State, action_as_int, sample_chance
-from fox_envs.core.params import short_repr
+from fox_envs.core.params import integer_in, short_repr
 from fox_envs.core.registry import make_game
 from fox_envs.evaluation.pool import WorkerLostError, index_ranges, run_parallel
 from fox_envs.evaluation.records import GameRecord
@@ -282,17 +282,13 @@ def evaluate(env_id: str, agents: Sequence[Any], num_games: int = 100, seed: int
         raise InvalidParameterError(
             f"{env_id} with params {json_params(game.params)} has {n} seats: give {n} agents (or one for every seat), got {len(specs)}"
         )
-    if isinstance(num_games, bool) or not isinstance(num_games, int) or num_games < 1:
-        raise InvalidParameterError(f"num_games must be an integer >= 1, got {short_repr(num_games)}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise InvalidParameterError(f"seed must be an integer >= 0, got {short_repr(seed)}")
     if max_moves is None:
         max_moves = game.max_moves_default
-    if isinstance(max_moves, bool) or not isinstance(max_moves, int) or max_moves < 1:
-        raise InvalidParameterError(f"max_moves must be an integer >= 1, got {short_repr(max_moves)}")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise InvalidParameterError(f"workers must be an integer >= 1, got {short_repr(workers)}")
-    seed = int(seed)
+    for name, value, low in (("num_games", num_games, 1), ("seed", seed, 0), ("max_moves", max_moves, 1),
+                             ("workers", workers, 1)):
+        if integer_in(value, low) is None:
+            raise InvalidParameterError(f"{name} must be an integer >= {low}, got {short_repr(value)}")
+    num_games, seed, max_moves, workers = (integer_in(v, 0) for v in (num_games, seed, max_moves, workers))
     rotations = seat_rotations(len(specs), rotation)
     labels = unique_labels(specs)
     for spec in specs:  # fail fast, in this process, on a bad agent spec
