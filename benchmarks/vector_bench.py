@@ -1,6 +1,7 @@
 """Throughput of the single-agent Gymnasium view: plain single process vs Gymnasium's
 SyncVectorEnv / AsyncVectorEnv with 1..N subprocesses and fox_envs' batched ``FoxVectorEnv``
-with ``workers`` 1..N (that many processes step envs, this one included; issue 9). The learner
+with ``workers`` 1..N (that many processes step envs, this one included) and, against the
+random opponent, the batched core's ``BatchVectorEnv`` (one thread). The learner
 is an instant policy, the first legal action of ``info["action_mask"]`` (so the env, not action
 sampling, is measured); the opponent is ``--opponent`` (default the random baseline). A step is
 one learner decision (opponent moves happen inside it).
@@ -115,6 +116,14 @@ def batched(gym_id: str, opponent: str, seconds: float, workers: int, num_envs: 
     return _run_vector(FoxVectorEnv(gym_id, num_envs, workers=workers, opponent=opponent), seconds, stagger)
 
 
+def batch_core(gym_id: str, seconds: float, num_envs: int, stagger: int = 1) -> float:
+    """The batched core's vector env (what ``gymnasium.make_vec`` gives against ``"random"``)."""
+    from fox_envs.batch.vector import BatchVectorEnv
+
+    env_id = next(env_id for env_id, entry in GAMES.items() if "fox_envs/" + entry.gym_id == gym_id)
+    return _run_vector(BatchVectorEnv(env_id, num_envs), seconds, stagger)
+
+
 def _cpu_loop(n: int) -> int:
     total = 0
     for i in range(n):
@@ -152,6 +161,9 @@ def settings(gym_id: str, args) -> dict:
     for workers in range(1, args.max_workers + 1):
         rows[f"FoxVectorEnv {args.num_envs} envs, workers={workers}"] = functools.partial(
             batched, gym_id, o, s, workers, args.num_envs, stagger)
+    if o == "random":
+        for num_envs in sorted({args.num_envs, 4096}):
+            rows[f"BatchVectorEnv {num_envs} envs"] = functools.partial(batch_core, gym_id, s, num_envs, stagger)
     return rows
 
 
@@ -195,6 +207,8 @@ def print_summary(results: list[dict]) -> None:
     for name in results[0]["ratio"]:
         if name.startswith("FoxVectorEnv"):
             short[name] = "Fox w" + name.split("workers=")[1]
+        if name.startswith("BatchVectorEnv"):
+            short[name] = "Batch " + name.split()[1]
     short[MACHINE] = "machine"
     names = [name for name in short if name in results[0]["ratio"]]
     print(f"Summary (opponent {results[0]['opponent']}, {results[0]['num_envs']} envs): x single process, median")
