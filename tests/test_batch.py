@@ -229,3 +229,15 @@ def test_random_actions_with_a_generator_are_legal_and_reproducible():
     b = env.random_actions(np.random.default_rng(4))
     np.testing.assert_array_equal(a, b)
     assert env.action_mask[np.arange(64), a].all()
+
+
+def test_import_fox_envs_does_not_import_numba():
+    """numba is imported by fox_envs.batch only: the core, the envs and FoxVectorEnv stay light."""
+    import subprocess
+    import sys
+
+    code = ("import sys, gymnasium, fox_envs; fox_envs.make('outwit_v0').reset(seed=0); "
+            "gymnasium.make_vec('fox_envs/XCeterO-v0', num_envs=2, workers=1).close(); "
+            "assert 'numba' not in sys.modules, 'numba imported'; "
+            "import fox_envs.batch; assert 'numba' in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
