@@ -303,3 +303,48 @@ def test_truncation_at_max_moves_keeps_the_position_count_and_the_viewers_turn()
     np.testing.assert_array_equal(final_obs[..., 9], np.float32(2 / 3))  # the start seen twice
     assert not final_obs[..., 7].any()  # light's view (the last mover); dark is to move
     assert env.current_player[ROW] == fox_envs.TERMINAL
+
+
+# ----- streamed observations (large batches) ------------------------------------------------------
+
+@pytest.mark.parametrize("num_envs, max_moves", [(7, None), (6, 9)])
+def test_streamed_observations_agree_with_the_core(num_envs, max_moves):
+    """Large batches write observation rows with streaming stores; forced on for a small batch
+    (odd row counts put the rows at every alignment), every row still equals the core's."""
+    from tests.batch_lockstep import run_lockstep
+    params = {} if max_moves is None else {"max_moves": max_moves}
+    env = fox_envs.batch.make("outwit_v0", num_envs, seed=4, **params)
+    env._kernels.stream = True
+    env.reset(seed=4)
+    stats = run_lockstep(env, 400, check_bridge_every=11)
+    assert stats["ended"] > 0
+
+
+@pytest.mark.parametrize("auto_reset", [True, False])
+def test_streamed_rows_equal_the_unstreamed_ones(auto_reset):
+    envs = [fox_envs.batch.make("outwit_v0", 5, seed=6, auto_reset=auto_reset, max_moves=30) for _ in range(2)]
+    envs[0]._kernels.stream = True
+    envs[0].reset(seed=6)
+    for _ in range(45):
+        actions = envs[0].random_actions()
+        for x, y in zip(envs[0].step(actions), envs[1].step(actions)):
+            np.testing.assert_array_equal(x, y)
+        for name in ("observation", "final_observation", "action_mask", "current_player"):
+            np.testing.assert_array_equal(getattr(envs[0], name), getattr(envs[1], name))
+    assert auto_reset or (envs[0].current_player == fox_envs.TERMINAL).all()
+
+
+def test_a_large_batch_streams_and_plays_like_a_small_one():
+    from fox_envs.batch.outwit import CELLS, STREAM_BYTES
+    rows = -(-STREAM_BYTES // (CELLS * 4))
+    large = fox_envs.batch.make("outwit_v0", rows, seed=8)
+    small = fox_envs.batch.make("outwit_v0", rows, seed=8)
+    small._kernels.stream = False
+    assert large._kernels.stream
+    for _ in range(12):
+        actions = large.random_actions()
+        np.testing.assert_array_equal(actions, small.random_actions())
+        for x, y in zip(large.step(actions), small.step(actions)):
+            np.testing.assert_array_equal(x, y)
+        np.testing.assert_array_equal(large.observation, small.observation)
+        np.testing.assert_array_equal(large.action_mask, small.action_mask)
