@@ -125,3 +125,15 @@ def test_every_id_runs_with_defaults(env_id):
         obs, reward, term, trunc, info = env.step(learner_picks(info["action_mask"].astype(bool), np.random.default_rng(1)))
         assert env.observation_space.contains(obs)
         np.testing.assert_array_equal(info["action_mask"].astype(bool), env.action_masks())
+
+
+def test_max_moves_used_up_before_the_learner_moves_is_an_error_not_a_hang():
+    env = gymnasium.make_vec("fox_envs/XCeterO-v0", num_envs=2, seat=1, max_moves=1)
+    with pytest.raises(fox_envs.InvalidParameterError, match="max_moves=1 is used up"):
+        env.reset(seed=0)
+    with pytest.raises(gymnasium.error.ResetNeeded):
+        env.step(np.zeros(2, int))
+    just_enough = gymnasium.make_vec("fox_envs/XCeterO-v0", num_envs=2, seat=1, max_moves=2)
+    obs, info = just_enough.reset(seed=0)
+    obs, reward, term, trunc, info = just_enough.step(info["action_mask"].argmax(axis=1))
+    assert trunc.all() and not term.any() and (reward == 0).all()

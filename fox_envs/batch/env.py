@@ -16,6 +16,7 @@ from fox_envs.batch._rng import seed_streams, seed_words
 from fox_envs.batch._rows import COMMON_FIELDS, TERMINAL, first_illegal, pick_from_streams, pick_from_uniforms
 from fox_envs.core.errors import IllegalActionError, InvalidParameterError, InvalidStateError
 from fox_envs.core.game import Game, State
+from fox_envs.core.params import integer_in, seed_value, short_repr
 from fox_envs.core.registry import load_object, make_game
 
 KERNELS = {
@@ -69,9 +70,10 @@ class GameKernels:
 
 
 def _check_int(name: str, value: Any, low: int, env_id: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        raise InvalidParameterError(f"{env_id}: bad {name} {value!r}; allowed: an integer >= {low}")
-    return int(value)
+    number = integer_in(value, low)
+    if number is None:
+        raise InvalidParameterError(f"{env_id}: bad {name} {short_repr(value)}; allowed: an integer >= {low}")
+    return number
 
 
 def _power_of_two_above(n: int) -> int:
@@ -176,10 +178,9 @@ class BatchEnv:
     # ----- the API ------------------------------------------------------------------------------
     def reset(self, seed: int | None = None) -> None:
         """Start every game afresh; row i's chance outcomes come from a stream fixed by ``seed`` and i."""
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
-            raise InvalidParameterError(f"{self.env_id}: bad seed {seed!r}; allowed: None or an integer >= 0")
+        seed = seed_value(seed, f"{self.env_id}: ")
         streams = self._arrays["streams"]
-        seed_streams(streams, seed_words(None if seed is None else int(seed)), 0, self.num_envs)
+        seed_streams(streams, seed_words(seed), 0, self.num_envs)
         self._arrays["last_hlen"][:] = -1
         for name in ("rewards", "term", "trunc"):
             self._arrays[name][...] = 0

@@ -23,6 +23,7 @@ from gymnasium.vector.utils import batch_space
 
 from fox_envs.batch.env import BatchEnv
 from fox_envs.core.errors import InvalidParameterError
+from fox_envs.core.params import integer_in, short_repr
 
 BATCH_OPPONENTS = ("random",)
 
@@ -83,8 +84,8 @@ class BatchVectorEnv(VectorEnv):
             raise InvalidParameterError(f"{env_id}: bad illegal_action {illegal_action!r}; allowed: 'end', 'raise'")
         self.batch = BatchEnv(env_id, num_envs, auto_reset=True, threads=threads, max_moves=max_moves, **params)
         n = self.batch.num_players
-        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < n:
-            raise InvalidParameterError(f"{env_id}: bad seat {seat!r}; allowed: 0..{n - 1}")
+        if integer_in(seat, 0, n - 1) is None:
+            raise InvalidParameterError(f"{env_id}: bad seat {short_repr(seat)}; allowed: 0..{n - 1}")
         if isinstance(opponent, (list, tuple)) and len(opponent) != n - 1:
             raise InvalidParameterError(f"{env_id}: {len(opponent)} opponents given for {n - 1} other seats")
         self.env_id = env_id
@@ -102,9 +103,10 @@ class BatchVectorEnv(VectorEnv):
 
     # ----- episodes -----------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        self._needs_reset = True
         self.batch.reset(seed)
         out = self._outputs.take()
-        self._advance(out, record=False)
+        self._advance(out, record=False, started=self.batch._all_rows)
         self._needs_reset = False
         return self._publish(out)[0], {"action_mask": out["mask"]}
 
@@ -140,7 +142,7 @@ class BatchVectorEnv(VectorEnv):
         self._record(out)
         if illegal is not None:
             batch._restart(illegal)
-        self._advance(out, record=True)
+        self._advance(out, record=True, started=out["done"].copy())
         obs, mask = self._publish(out)
         infos: dict[str, Any] = {"action_mask": mask}
         if out["done"].any():
@@ -164,15 +166,22 @@ class BatchVectorEnv(VectorEnv):
             out["final_obs"][ended] = batch.final_observation[ended]
             out["done"] |= ended
 
-    def _advance(self, out: dict, record: bool) -> None:
-        """The other seats play (random legal actions) until the learner is to move in every row."""
+    def _advance(self, out: dict, record: bool, started: np.ndarray) -> None:
+        """The other seats play (random legal actions) until the learner is to move in every row.
+        A game that ``started`` in this call and is truncated before the learner's first decision
+        means ``max_moves`` leaves the learner no move: that raises (the env then needs a reset)."""
         batch = self.batch
         while True:
             waiting = batch.current_player != self.seat
             if not waiting.any():
                 return
-            picks = batch._random_actions_in(waiting)
-            batch._step(picks, final_view=self.seat)
+            batch._step(batch._random_actions_in(waiting), final_view=self.seat)
+            starved = batch._arrays["trunc"] & started
+            if starved.any():
+                self._needs_reset = True
+                raise InvalidParameterError(
+                    f"{self.env_id}: max_moves={batch.max_moves} is used up by the other seats before seat "
+                    f"{self.seat}'s first decision (row {int(np.flatnonzero(starved)[0])}); allow more moves")
             if record:
                 self._record(out)
 

@@ -43,6 +43,7 @@ import numpy as np
 from fox_envs.core import render
 from fox_envs.core.errors import IllegalActionError
 from fox_envs.core.game import TERMINAL, Game, State, action_as_int, two_player_returns
+from fox_envs.core.params import short_repr
 
 COLUMNS = "abcdefghij"
 NUM_COLUMNS, NUM_ROWS = 10, 9
@@ -506,7 +507,7 @@ class OutwitState(State):
     def string_to_action(self, text: str) -> int:
         """Parse ``e4-e9`` or ``pass`` (any well-formed move; legality is checked on apply)."""
         if not isinstance(text, str):
-            raise IllegalActionError(f"{self.game.name}: notation must be a string, got {text!r}")
+            raise IllegalActionError(f"{self.game.name}: notation must be a string, got {short_repr(text)}")
         wanted = text.strip()
         if wanted == "pass":
             return PASS
@@ -515,7 +516,7 @@ class OutwitState(State):
             return SQUARE_INDEX[origin] * NUM_SQUARES + SQUARE_INDEX[target]
         examples = ", ".join(repr(self.action_to_string(a)) for a in self._cached_legal()[:8])
         raise IllegalActionError(
-            f"{self.game.name}: unknown move {text!r} (write e.g. 'e4-e9' or 'pass'); "
+            f"{self.game.name}: unknown move {short_repr(text)} (write e.g. 'e4-e9' or 'pass'); "
             f"legal moves now: {examples or 'none'}"
         )
 
