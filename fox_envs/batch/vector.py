@@ -24,6 +24,7 @@ from gymnasium.vector.utils import batch_space
 from fox_envs.batch.env import BatchEnv
 from fox_envs.core.errors import InvalidParameterError
 from fox_envs.core.params import integer_in, short_repr
+from fox_envs.core.vector import vector_actions
 
 BATCH_OPPONENTS = ("random",)
 
@@ -113,11 +114,7 @@ class BatchVectorEnv(VectorEnv):
     def step(self, actions):
         if self._needs_reset:
             raise gymnasium.error.ResetNeeded("call reset() before step()")
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
-            raise InvalidParameterError(
-                f"actions must be {self.num_envs} integers (shape ({self.num_envs},)), "
-                f"got shape {actions.shape} dtype {actions.dtype}")
+        actions = vector_actions(actions, self.num_envs)
         batch = self.batch
         if self.illegal_action == "raise":
             values = batch._checked_actions(actions)  # raises naming the row; nothing changed

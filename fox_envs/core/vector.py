@@ -202,6 +202,16 @@ def _spin_until_ready(pipe, seconds: float) -> None:
         pass
 
 
+def vector_actions(actions: Any, num_envs: int) -> np.ndarray:
+    """``actions`` as an integer array of shape ``(num_envs,)``; anything else raises
+    ``InvalidParameterError`` (a vector env's step takes one integer per env)."""
+    actions = np.asarray(actions)
+    if actions.shape != (num_envs,) or not np.issubdtype(actions.dtype, np.integer):
+        raise InvalidParameterError(
+            f"actions must be {num_envs} integers (shape ({num_envs},)), got shape {actions.shape} dtype {actions.dtype}")
+    return actions
+
+
 def _is_seed(seed: Any) -> bool:
     return integer_in(seed, 0) is not None
 
@@ -369,12 +379,7 @@ class FoxVectorEnv(VectorEnv):
     def step(self, actions):
         if self._needs_reset:
             raise gymnasium.error.ResetNeeded("call reset() before step()")
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
-            raise InvalidParameterError(
-                f"actions must be {self.num_envs} integers (shape ({self.num_envs},)), "
-                f"got shape {actions.shape} dtype {actions.dtype}")
-        self._action[:] = actions
+        self._action[:] = vector_actions(actions, self.num_envs)
         try:
             out = self._run("step")
         except BaseException:
