@@ -52,13 +52,13 @@ the 18 chips and the last move.
 
 Speed notes (measured on a 2-core AMD EPYC VM, 32 MB L3, one thread): B=1024 about 3.6M
 row steps/s. A row step writes the 4,680-byte observation row, clears and sets ~50 entries of
-the 8,101-entry mask and touches one repetition slot; the step kernel prefetches the next mover's mask
-ranges and the slot ``AHEAD`` rows ahead (4, 8, 12: the same). When the observation buffer is larger than ``STREAM_BYTES``
-(with the rest, more than the cache holds: B=4096 made 2.1M with ordinary stores) the row is
-built in a scratch buffer and written with non-temporal 64-byte stores (no read of the line
-first, no cache filled): 3.3M at B=4096. The row is streamed after the next row is built, so its
-scratch stores have left the store buffer (streaming it at once made 2.0M: every load of the
-copy waited on a store it overlapped).
+the 8,101-entry mask and touches one repetition slot; the step kernel prefetches the next
+mover's mask ranges and the slot ``AHEAD`` rows ahead (4, 8, 12: the same). When the
+observation buffer is larger than ``STREAM_BYTES`` (with the rest, more than the cache holds:
+B=4096 made 2.1M with ordinary stores) the row is built in a scratch buffer and written with
+non-temporal 64-byte stores (no read of the line first, no cache filled): 3.1-3.3M at B=4096.
+The row is streamed after the next row is built, so its scratch stores have left the store
+buffer (streaming it at once made 2.0M: every load of the copy waited on a store it overlapped).
 """
 from __future__ import annotations
 
