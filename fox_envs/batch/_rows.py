@@ -160,6 +160,27 @@ def begin_row(rewards: np.ndarray, term: np.ndarray, trunc: np.ndarray, i: int) 
     trunc[i] = False
 
 
+@njit(cache=True, inline="always")
+def take_action(actions, player, rewards, term, trunc, hist, hlen, moves, i: int) -> int:
+    """Start row ``i``'s step: its results cleared, then its action recorded in its history and
+    counted as a decision; -1 (nothing recorded) when the row is skipped this step (a negative
+    action, or a finished game)."""
+    begin_row(rewards, term, trunc, i)
+    a = actions[i]
+    if a < 0 or player[i] < 0:
+        return -1
+    push_history(hist, hlen, i, a)
+    moves[i] += 1
+    return a
+
+
+@njit(cache=True, inline="always")
+def win_for(rewards: np.ndarray, i: int, winner: int) -> None:
+    """Two-player zero-sum rewards of row ``i``: +1 for ``winner``, -1 for the other seat."""
+    rewards[i, winner] = 1.0
+    rewards[i, 1 - winner] = -1.0
+
+
 @njit(cache=True, nogil=True)
 def first_illegal(actions: np.ndarray, mask: np.ndarray, player: np.ndarray) -> int:
     """The first row whose action is out of range or illegal (finished rows are skipped), or -1."""

@@ -53,7 +53,8 @@ import numpy as np
 from numba import njit
 
 from fox_envs.batch._rng import CHANCE_STREAM, below
-from fox_envs.batch._rows import TERMINAL, add_legal, begin_row, borrowed, clear_legal, keep_history, push_history
+from fox_envs.batch._rows import (TERMINAL, add_legal, begin_row, borrowed, clear_legal, keep_history, push_history,
+                                  take_action)
 from fox_envs.batch.env import GameKernels
 from fox_envs.games.bye_bye_mr_fox import (EGG, FLIP, FOX, GIVE, GIVE_ACTION, NEST_CAPACITY, OBS_COVERED,
                                            OBS_DISCARDED, OBS_FACE_DOWN, OBS_NESTS, OBS_PHASE, OBS_SIZE, OBS_SPIN,
@@ -293,12 +294,9 @@ def step_rows(lo, hi, actions, st, common, max_moves, auto_reset, final_view, st
     # borrowed views (no reference counts) of every array the loop uses
     actions, st, start_state, start_obs, values = borrowed((actions, st, start_state, start_obs, values))
     for i in range(lo, hi):
-        begin_row(rewards, term, trunc, i)
-        a = actions[i]
-        if a < 0 or player[i] < 0:
+        a = take_action(actions, player, rewards, term, trunc, hist, hlen, moves, i)
+        if a < 0:
             continue
-        push_history(hist, hlen, i, a)
-        moves[i] += 1
         clear_legal(mask, legal, nlegal, i)
         if st[i, PHASE] == PLACE:
             _place(st, obs, i, a, values)

@@ -35,8 +35,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from fox_envs.batch._rows import (TERMINAL, add_legal, begin_row, borrowed, clear_legal, keep_history, prefetch_row,
-                                  push_history)
+from fox_envs.batch._rows import (TERMINAL, add_legal, borrowed, clear_legal, keep_history, prefetch_row,
+                                  push_history, take_action)
 from fox_envs.batch.env import GameKernels
 from fox_envs.games.outfox import (COORDS, LINES_THROUGH, NEIGHBOURS, NUM_PLACE, NUM_POINTS, NUM_TYPES, RAYS,
                                    WINS)
@@ -337,17 +337,14 @@ def step_rows(lo, hi, actions, board, occ, hands, left, phase, placed, turns, po
     actions, board, occ, hands, left, phase, placed, turns, points, start_hands, start_obs, win_rewards = borrowed(
         (actions, board, occ, hands, left, phase, placed, turns, points, start_hands, start_obs, win_rewards))
     for i in range(lo, hi):
-        begin_row(rewards, term, trunc, i)
-        a = actions[i]
-        if a < 0 or player[i] < 0:
+        a = take_action(actions, player, rewards, term, trunc, hist, hlen, moves, i)
+        if a < 0:
             continue
         if i + AHEAD < hi:
             prefetch_row(obs, i + AHEAD)
             prefetch_row(mask, i + AHEAD)
             prefetch_row(legal, i + AHEAD)
         mover = player[i]
-        push_history(hist, hlen, i, a)
-        moves[i] += 1
         was_placed = placed[i]
         result = _apply(i, a, mover, board, occ, hands, left, phase, placed, turns, points, n)
         if result < 0:

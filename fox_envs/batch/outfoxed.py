@@ -55,7 +55,8 @@ import numpy as np
 from numba import njit
 
 from fox_envs.batch._rng import CHANCE_STREAM, below
-from fox_envs.batch._rows import TERMINAL, add_legal, begin_row, borrowed, clear_legal, keep_history, push_history
+from fox_envs.batch._rows import (TERMINAL, add_legal, borrowed, clear_legal, keep_history, push_history, take_action,
+                                  win_for)
 from fox_envs.batch.env import GameKernels
 from fox_envs.games.outfoxed import (CALL, CALLING, CARDS_PER_COLOUR, CHIP0, CHIPPING, COMPLETIONS, DEAL, FINISH,
                                      FIRST, FIRST_HAND, KEEP, MULTISET_INDEX, MULTISETS, O_CALLABLE, O_CHIP,
@@ -485,9 +486,7 @@ def _returns(st, i, rewards) -> None:
         s0 += st[i, KEPT + c] * st[i, FOXES + c]
         s1 += st[i, KEPT + 6 + c] * st[i, FOXES + c]
     if s0 != s1:
-        w = 0 if s0 > s1 else 1
-        rewards[i, w] = 1.0
-        rewards[i, 1 - w] = -1.0
+        win_for(rewards, i, 0 if s0 > s1 else 1)
 
 
 # ----- the kernels ----------------------------------------------------------------------------
@@ -510,13 +509,10 @@ def step_rows(lo, hi, actions, st, forb, common, max_moves, auto_reset, final_vi
      legal, nlegal, rep_keys, rep_counts) = borrowed(common)
     st, forb = borrowed((st, forb))
     for i in range(lo, hi):
-        begin_row(rewards, term, trunc, i)
-        a = actions[i]
-        if a < 0 or player[i] < 0:
+        a = take_action(actions, player, rewards, term, trunc, hist, hlen, moves, i)
+        if a < 0:
             continue
         mover = player[i]
-        push_history(hist, hlen, i, a)
-        moves[i] += 1
         _apply(st, i, forb, a, max_rounds)
         _resolve(st, i, forb, streams, hist, hlen, max_rounds)
         over = st[i, PHASE] == OVER

@@ -72,8 +72,8 @@ from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from numba.extending import intrinsic
 
 from fox_envs.batch._rng import mix64
-from fox_envs.batch._rows import (TERMINAL, begin_row, borrowed, clear_legal, clear_repetitions,
-                                  count_position, keep_history, push_history)
+from fox_envs.batch._rows import (TERMINAL, borrowed, clear_legal, clear_repetitions, count_position, keep_history,
+                                  push_history, take_action, win_for)
 from fox_envs.batch.env import GameKernels
 
 # ----- tables (SPEC 2.2) -----------------------------------------------------------------------
@@ -568,13 +568,10 @@ def step_rows(lo, hi, actions, chips, slot, occ, lines, home, tomove, passes, la
     for i in range(lo, hi):
         if i + AHEAD < hi:
             _prefetch_row(i + AHEAD, actions, player, chips, slot, key, mask, rep_keys)
-        begin_row(rewards, term, trunc, i)
-        a = actions[i]
-        if a < 0 or player[i] < 0:
+        a = take_action(actions, player, rewards, term, trunc, hist, hlen, moves, i)
+        if a < 0:
             continue
         mover = player[i]
-        push_history(hist, hlen, i, a)
-        moves[i] += 1
         result = _apply(i, a, chips, slot, occ, lines, home, tomove, passes, last, key, reps, rep_keys, rep_counts)
         if result < 0 and moves[i] < max_moves:
             player[i] = 1 - mover
@@ -594,8 +591,7 @@ def step_rows(lo, hi, actions, chips, slot, occ, lines, home, tomove, passes, la
         if result >= 0:
             term[i] = True
             if result < 2:
-                rewards[i, result] = 1.0
-                rewards[i, 1 - result] = -1.0
+                win_for(rewards, i, result)
         else:
             trunc[i] = True
         viewer = mover if final_view < 0 else final_view

@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from fox_envs.batch._rows import (TERMINAL, begin_row, borrowed, clear_legal, clear_repetitions, count_position,
-                                  keep_history, push_history)
+from fox_envs.batch._rows import (TERMINAL, borrowed, clear_legal, clear_repetitions, count_position, keep_history,
+                                  push_history, take_action, win_for)
 from fox_envs.batch.env import GameKernels
 from fox_envs.games.xceter_o import LINES, NUM_PLANES, SQUARE_PLANES
 
@@ -146,13 +146,10 @@ def step_rows(lo, hi, actions, board, square_of, ply, own, code, common, max_mov
               legal, nlegal, rep_keys, rep_counts) = borrowed(common)
     actions, board, square_of, ply, own, code = borrowed((actions, board, square_of, ply, own, code))
     for i in range(lo, hi):
-        begin_row(rewards, term, trunc, i)
-        a = actions[i]
-        if a < 0 or player[i] < 0:
+        a = take_action(actions, player, rewards, term, trunc, hist, hlen, moves, i)
+        if a < 0:
             continue
         mover = player[i]
-        push_history(hist, hlen, i, a)
-        moves[i] += 1
         result = _apply(i, a, board, square_of, ply, own, code, rep_keys, rep_counts, ordered)
         if result < 0 and moves[i] < max_moves:
             player[i] = 1 - mover
@@ -161,8 +158,7 @@ def step_rows(lo, hi, actions, board, square_of, ply, own, code, common, max_mov
         if result >= 0:
             term[i] = True
             if result < 2:
-                rewards[i, result] = 1.0
-                rewards[i, 1 - result] = -1.0
+                win_for(rewards, i, result)
         else:
             trunc[i] = True
         _write_view(final_obs[i], board[i], ply[i], mover if final_view < 0 else final_view)
