@@ -256,20 +256,45 @@ def test_fox_vector_env_rejects_bad_arguments():
         env.reset(seed=0)
 
 
-def test_fox_vector_env_reports_a_dead_worker():
+def test_fox_vector_env_reports_a_dead_worker_and_reset_starts_the_workers_again():
+    """A dead worker: step raises saying so and what to do (call reset()), the other workers
+    are stopped, step keeps asking for reset(), and reset() really recovers: fresh workers,
+    results equal to plain views again."""
     from fox_envs.core.vector import FoxVectorEnv
 
-    env = FoxVectorEnv("fox_envs/XCeterO-v0", 3, workers=3)
+    kwargs = {"opponent": "random"}
+    want = reference_trace("fox_envs/XCeterO-v0", 3, seed=4, steps=12, kwargs=kwargs)
+    env = FoxVectorEnv("fox_envs/XCeterO-v0", 3, workers=3, **kwargs)
     try:
         obs, infos = env.reset(seed=0)
         processes = list(env._processes)
         env._processes[1].kill()
         env._processes[1].join()
-        with pytest.raises(RuntimeError, match="worker exited"):
+        with pytest.raises(RuntimeError, match=r"worker exited .*call reset\(\)"):
             env.step(infos["action_mask"].argmax(axis=1))
-        with pytest.raises(RuntimeError, match="closed"):  # the other workers were stopped too
-            env.reset(seed=0)
-        assert not any(process.is_alive() for process in processes)
+        assert not any(process.is_alive() for process in processes)  # the other workers were stopped too
+        with pytest.raises(gymnasium.error.ResetNeeded, match=r"call reset\(\)"):
+            env.step(infos["action_mask"].argmax(axis=1))
+        assert not env.closed
+    finally:
+        env.close()
+    rng = np.random.default_rng(4)  # the same actions as reference_trace's
+    env = FoxVectorEnv("fox_envs/XCeterO-v0", 3, workers=3, **kwargs)
+    try:
+        env.reset(seed=0)
+        env._processes[0].kill()
+        env._processes[0].join()
+        with pytest.raises(RuntimeError, match="worker exited"):
+            env.step(np.zeros(3, dtype=np.int64))
+        obs, infos = env.reset(seed=4)
+        assert len(env._processes) == 2 and all(process.is_alive() for process in env._processes)
+        np.testing.assert_array_equal(obs, want[0][0])
+        np.testing.assert_array_equal(infos["action_mask"], want[0][1])
+        for row in want[1:]:
+            obs, rewards, terms, truncs, infos = env.step(choose_actions(rng, infos["action_mask"]))
+            np.testing.assert_array_equal(obs, np.stack(row[0]))
+            np.testing.assert_array_equal(rewards, np.array(row[1]))
+            np.testing.assert_array_equal(infos["action_mask"], np.stack(row[4]))
     finally:
         env.close()
 

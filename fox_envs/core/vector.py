@@ -22,12 +22,21 @@ observation is in ``infos["final_obs"]`` (rows flagged by ``infos["_final_obs"]`
 zero). Env ``i`` is reset with ``seed + i``, so results do not depend on the number of workers.
 An error in any env (``illegal_action="raise"``, a broken opponent) is raised by ``step`` with
 a note naming the env; the vector env then needs ``reset()``.
+
+A ``reset`` or ``step`` cut short by Ctrl-C (KeyboardInterrupt) or by a worker that died never
+leaves answers in the pipes for a later call to read: the workers are stopped, ``step`` raises
+``ResetNeeded`` until a ``reset``, and ``reset`` starts fresh workers (a ``reset(seed=s)`` then
+returns exactly what a new FoxVectorEnv would). Ctrl-C is held back while a worker process is
+being started (it is raised right after).
 """
 from __future__ import annotations
 
+import contextlib
 import multiprocessing as mp
+import os
 import signal
 import sys
+import threading
 import time
 from typing import Any
 
@@ -40,6 +49,8 @@ from fox_envs.core.errors import InvalidParameterError
 from fox_envs.core.params import integer_in, short_repr
 
 RING = 2  # sets of returned arrays used in turn
+CUT_SHORT = ("the last reset() or step() did not finish (an error, Ctrl-C or a dead worker): "
+             "call reset() (it starts the workers again if needed)")
 
 
 def _make_views(gym_id: str, count: int, kwargs: dict) -> list:
@@ -167,6 +178,7 @@ def _run_slice(command: str, argument: Any, views: list, lo: int, buffers: _Buff
 def _worker(gym_id: str, lo: int, count: int, kwargs: dict, raws: list, layout: dict, raw_action, pipe,
             spin: float) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the main process, which stops us
+    parent = os.getppid()
     try:
         views = _make_views(gym_id, count, kwargs)
         action = np.ndarray(layout["reward"][1], np.int64, buffer=raw_action)
@@ -178,6 +190,9 @@ def _worker(gym_id: str, lo: int, count: int, kwargs: dict, raws: list, layout: 
     while True:
         try:
             _spin_until_ready(pipe, spin)
+            while not pipe.poll(1.0):
+                if os.getppid() != parent:  # the main process is gone (this process has its end too)
+                    return
             command, index, argument = pipe.recv()
         except (EOFError, OSError):  # the main process is gone
             return
@@ -190,6 +205,21 @@ def _worker(gym_id: str, lo: int, count: int, kwargs: dict, raws: list, layout: 
             _send_error(pipe, error)
         else:
             pipe.send("ok")
+
+
+@contextlib.contextmanager
+def _sigint_deferred():
+    """Hold back Ctrl-C (SIGINT) in the main thread for the block: a KeyboardInterrupt inside
+    ``Process.start`` would leave a process running that nothing knows of (or be swallowed by
+    the fork handlers); it is raised when the block ends instead."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
 def _spin_until_ready(pipe, seconds: float) -> None:
@@ -236,7 +266,10 @@ class FoxVectorEnv(VectorEnv):
     Between steps each process polls for the next message for up to ``spin`` seconds (default
     0.5 ms) before it blocks: waking a blocked process costs tens of microseconds, a large part
     of a step of these games. ``spin=0`` blocks at once, leaving the cores to a learner that
-    needs them between steps."""
+    needs them between steps.
+
+    After Ctrl-C or a dead worker in ``reset``/``step``, ``step`` raises ``ResetNeeded`` and
+    ``reset`` starts the workers again."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
@@ -276,19 +309,63 @@ class FoxVectorEnv(VectorEnv):
         self._pipes: list = []
         self._processes: list = []
         self._needs_reset = True
+        self._reset_reason = "call reset() before step()"
+        # an exchange with the workers began and did not end (pipes possibly out of step)
+        self._pending = False
+        self._spawn_args = [(gym_id, lo, hi - lo, kwargs, raws, self._layout, raw_action, spin)
+                            for lo, hi in zip(bounds[1:-1], bounds[2:])]
+        self._ctx = ctx
         try:
-            for lo, hi in zip(bounds[1:-1], bounds[2:]):
-                parent, child = ctx.Pipe()
-                process = ctx.Process(target=_worker, daemon=True,
-                                      args=(gym_id, lo, hi - lo, kwargs, raws, self._layout, raw_action, child, spin))
-                process.start()
-                self._pipes.append(parent)
-                self._processes.append(process)
-            self._collect()
+            self._start_workers()
         except BaseException:
-            self.close_extras()
+            self.close_extras(terminate=True)
             raise
         self.closed = False
+
+    def _start_workers(self) -> None:
+        """Start a worker per slice after the first and wait until each is ready. Anything cut
+        short leaves ``_pending`` set: the next ``reset`` starts them again."""
+        self._pending = True
+        for args in self._spawn_args:
+            with _sigint_deferred():
+                parent, child = self._ctx.Pipe()
+                process = self._ctx.Process(target=_worker, daemon=True, args=(*args[:-1], child, args[-1]))
+                self._pipes.append(parent)
+                self._processes.append(process)  # before start(): stopping skips a process never started
+                process.start()
+                child.close()  # the worker's end lives in the worker (a dead worker then reads as EOF)
+        try:
+            self._collect()
+        except BaseException:
+            self._pending = True
+            self._stop_workers()
+            raise
+
+    def _restart_workers(self) -> None:
+        """Stop what is left of the workers of an exchange that was cut short (interrupted, a
+        worker died) and start fresh ones; the rows they had half written are cleared."""
+        self._pending = True
+        self._stop_workers()
+        for buffers in self._sets:
+            if buffers.refcount() <= FREE:  # (arrays a caller keeps are never written)
+                buffers.final_obs[:] = 0
+                buffers.ended = buffers.ended[:0]
+        self._start_workers()
+
+    def _stop_workers(self) -> None:
+        """Terminate the workers at once; safe to call again after being cut short."""
+        while self._processes:
+            process = self._processes[-1]
+            if process.pid is not None:  # started
+                process.terminate()
+                process.join(timeout=5)
+                if process.is_alive():
+                    process.kill()
+                    process.join()
+            self._processes.pop()
+        while self._pipes:
+            self._pipes[-1].close()
+            self._pipes.pop()
 
     def _receive(self, pipe, process) -> Any:
         """The worker's answer; a worker that died raises instead of hanging."""
@@ -300,18 +377,19 @@ class FoxVectorEnv(VectorEnv):
             return pipe.recv()
         except (EOFError, OSError):
             process.join(timeout=1)
-            raise RuntimeError(f"FoxVectorEnv worker exited with code {process.exitcode}") from None
+            raise RuntimeError(f"FoxVectorEnv worker exited with code {process.exitcode}; "
+                               "call reset() to start the workers again") from None
 
     def _collect(self, error: BaseException | None = None) -> None:
         """Wait for every worker's answer, then raise ``error`` (this process's) or else the
         first error a worker reported. A dead worker or an interrupted wait (the pipes are then
-        out of step) closes the env."""
+        out of step) stops the workers and leaves ``_pending`` set: ``reset`` starts them again."""
         try:
             answers = [self._receive(pipe, process) for pipe, process in zip(self._pipes, self._processes)]
         except BaseException:
-            self.close_extras(terminate=True)
-            self.closed = True
+            self._stop_workers()
             raise
+        self._pending = False  # every answer is in: the pipes are in step
         for answer in answers:
             if error is None and isinstance(answer, tuple) and answer[0] == "error":
                 error = answer[1]
@@ -330,18 +408,21 @@ class FoxVectorEnv(VectorEnv):
             out.clear_final()
         else:  # both sets are still referred to: the workers fill the spare set, copied below
             index, out = RING, _Buffers.fresh(self._layout, self._action)
-        for pipe in self._pipes:
-            try:
-                pipe.send((command, index, argument))
-            except OSError:  # a dead worker: _collect says so
-                pass
+        self._pending = True  # until every worker has answered (_collect)
         try:
+            for pipe in self._pipes:
+                try:
+                    pipe.send((command, index, argument))
+                except OSError:  # a dead worker: _collect says so
+                    pass
             try:  # this process's slice, while the workers step theirs
                 _run_slice(command, argument, self._local, 0, out)
             except BaseException as error:  # the workers' answers are still read (pipes stay in step)
                 self._collect(error)
             self._collect()
         except BaseException:
+            if self._pending:  # cut short (Ctrl-C, a dead worker): answers may still be on their way
+                self._stop_workers()
             if out.final_obs is not None:  # rows written by a step cut short are not tracked
                 out.final_obs[:] = 0
             raise
@@ -370,7 +451,11 @@ class FoxVectorEnv(VectorEnv):
         else:
             raise InvalidParameterError(
                 f"bad seed {short_repr(seed)}; allowed: None, an int >= 0 or a list of {self.num_envs} (ints >= 0 or None)")
-        self._needs_reset = True
+        if self.closed:
+            raise RuntimeError("FoxVectorEnv is closed")
+        self._needs_reset, self._reset_reason = True, CUT_SHORT
+        if self._pending:  # the last exchange was cut short: fresh workers, pipes in step
+            self._restart_workers()
         out = self._run("reset", seeds)
         self._needs_reset = False
         self._masks = out.mask
@@ -378,13 +463,11 @@ class FoxVectorEnv(VectorEnv):
 
     def step(self, actions):
         if self._needs_reset:
-            raise gymnasium.error.ResetNeeded("call reset() before step()")
+            raise gymnasium.error.ResetNeeded(self._reset_reason)
         self._action[:] = vector_actions(actions, self.num_envs)
-        try:
-            out = self._run("step")
-        except BaseException:
-            self._needs_reset = True  # some envs may have stepped, others not
-            raise
+        self._needs_reset, self._reset_reason = True, CUT_SHORT  # until it returns: some envs may step, others not
+        out = self._run("step")
+        self._needs_reset = False
         self._masks = out.mask
         infos: dict[str, Any] = {"action_mask": out.mask}
         if out.done.any():  # as Gymnasium's vector envs: zero rows where no episode ended
@@ -401,8 +484,12 @@ class FoxVectorEnv(VectorEnv):
         return self._masks.astype(bool)
 
     def close_extras(self, terminate: bool = False, **kwargs: Any) -> None:
-        """Stop the workers (``terminate=True``: at once, without the goodbye message)."""
-        for pipe in self._pipes if not terminate else ():
+        """Stop the workers (``terminate=True``, or after an exchange cut short: at once,
+        without the goodbye message)."""
+        if terminate or getattr(self, "_pending", False):
+            self._stop_workers()
+            return
+        for pipe in self._pipes:
             try:
                 pipe.send(("close", None, None))
                 if pipe.poll(5):
@@ -410,8 +497,6 @@ class FoxVectorEnv(VectorEnv):
             except (EOFError, OSError):
                 pass
         for process in self._processes:
-            if terminate:
-                process.terminate()
             process.join(timeout=5)
             if process.is_alive():
                 process.terminate()
