@@ -28,6 +28,9 @@ leaves answers in the pipes for a later call to read: the workers are stopped, `
 ``ResetNeeded`` until a ``reset``, and ``reset`` starts fresh workers (a ``reset(seed=s)`` then
 returns exactly what a new FoxVectorEnv would). Ctrl-C is held back while a worker process is
 being started (it is raised right after).
+
+A FoxVectorEnv cannot be copied or pickled (``TypeError``, before anything is copied): it owns
+processes, pipes and shared memory.
 """
 from __future__ import annotations
 
@@ -49,6 +52,8 @@ from fox_envs.core.errors import InvalidParameterError
 from fox_envs.core.params import integer_in, short_repr
 
 RING = 2  # sets of returned arrays used in turn
+NOT_COPYABLE = ("a FoxVectorEnv cannot be copied or pickled: it owns worker processes, pipes and shared "
+                "memory; make another FoxVectorEnv with the same arguments instead")
 CUT_SHORT = ("the last reset() or step() did not finish (an error, Ctrl-C or a dead worker): "
              "call reset() (it starts the workers again if needed)")
 
@@ -269,7 +274,7 @@ class FoxVectorEnv(VectorEnv):
     needs them between steps.
 
     After Ctrl-C or a dead worker in ``reset``/``step``, ``step`` raises ``ResetNeeded`` and
-    ``reset`` starts the workers again."""
+    ``reset`` starts the workers again. Copying or pickling raises ``TypeError``."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
@@ -366,6 +371,15 @@ class FoxVectorEnv(VectorEnv):
         while self._pipes:
             self._pipes[-1].close()
             self._pipes.pop()
+
+    def __reduce_ex__(self, protocol: Any):
+        raise TypeError(NOT_COPYABLE)
+
+    def __copy__(self):
+        raise TypeError(NOT_COPYABLE)
+
+    def __deepcopy__(self, memo: dict):
+        raise TypeError(NOT_COPYABLE)
 
     def _receive(self, pipe, process) -> Any:
         """The worker's answer; a worker that died raises instead of hanging."""
