@@ -1,5 +1,5 @@
 """FoxVectorEnv under faults: Ctrl-C in the middle of an exchange with its workers, copying
-and pickling."""
+and pickling, agent objects as opponents."""
 from __future__ import annotations
 
 import copy
@@ -19,6 +19,9 @@ import gymnasium
 import numpy as np
 import pytest
 
+import fox_envs
+
+from fox_envs.agents.base import RandomAgent
 from fox_envs.core.vector import FoxVectorEnv
 
 
@@ -152,3 +155,39 @@ def test_copying_or_pickling_fails_at_once_and_leaves_the_original_working(worke
         env.close()
     assert (tmp_path / "mine.txt").read_text() == "still open"
 
+
+# ----- agent objects as opponents ----------------------------------------------------------------
+@pytest.mark.parametrize("opponent", ["object", "list"])
+def test_an_agent_object_is_copied_for_every_env(opponent):
+    """Row i of a FoxVectorEnv playing against an agent object equals a single view given its
+    own copy of the agent and seeded seed + i, for every number of workers; the object passed
+    is not used."""
+    agent = RandomAgent(5)
+    state_before = copy.deepcopy(agent.rng.bit_generator.state)
+    gym_id, extra = ("fox_envs/XCeterO-v0", {}) if opponent == "object" else ("fox_envs/Outfox-v0", {"num_players": 3})
+
+    def make_kwargs(source=agent):
+        spec = copy.deepcopy(source)
+        return {"opponent": spec if opponent == "object" else [spec, "random"], **extra}
+
+    want = plain_trace(gym_id, 5, seed=11, steps=25, make_kwargs=make_kwargs)
+    for workers in (0, 2, 3):
+        kwargs = {"opponent": agent if opponent == "object" else [agent, "random"], **extra}
+        env = FoxVectorEnv(gym_id, 5, workers=workers, **kwargs)
+        try:
+            assert_same(vector_trace(env, seed=11, steps=25), want)
+        finally:
+            env.close()
+    assert agent.rng.bit_generator.state == state_before  # the object itself never played
+
+
+def test_an_agent_that_cannot_be_copied_is_refused_clearly():
+    import threading as threads
+
+    class Locked(RandomAgent):
+        def __init__(self):
+            super().__init__(0)
+            self.lock = threads.Lock()  # copy.deepcopy cannot copy a lock
+
+    with pytest.raises(fox_envs.InvalidParameterError, match="cannot be copied"):
+        FoxVectorEnv("fox_envs/XCeterO-v0", 2, workers=0, opponent=Locked())

@@ -29,12 +29,17 @@ leaves answers in the pipes for a later call to read: the workers are stopped, `
 returns exactly what a new FoxVectorEnv would). Ctrl-C is held back while a worker process is
 being started (it is raised right after).
 
+An opponent given as an agent object is deep-copied for every env: each env plays and re-seeds
+its own copy (the object passed is not used), so env ``i`` plays as a single view given a copy
+of the agent and seeded ``seed + i``, whatever the number of workers.
+
 A FoxVectorEnv cannot be copied or pickled (``TypeError``, before anything is copied): it owns
 processes, pipes and shared memory.
 """
 from __future__ import annotations
 
 import contextlib
+import copy
 import multiprocessing as mp
 import os
 import signal
@@ -58,10 +63,28 @@ CUT_SHORT = ("the last reset() or step() did not finish (an error, Ctrl-C or a d
              "call reset() (it starts the workers again if needed)")
 
 
+def _own_kwargs(kwargs: dict) -> dict:
+    """``kwargs`` with every agent object in ``opponent`` (alone or in a list) replaced by a deep
+    copy of it: each env plays its own copy, reset (re-seeded) by that env alone."""
+    opponent = kwargs.get("opponent")
+    if opponent is None or isinstance(opponent, str):
+        return kwargs
+    try:
+        if isinstance(opponent, (list, tuple)):
+            opponent = [spec if isinstance(spec, str) else copy.deepcopy(spec) for spec in opponent]
+        else:
+            opponent = copy.deepcopy(opponent)
+    except Exception as error:  # noqa: BLE001
+        raise InvalidParameterError(
+            f"opponent {short_repr(kwargs['opponent'])} cannot be copied (copy.deepcopy: {error}); FoxVectorEnv gives "
+            "every env its own copy of an agent object: make the agent deep-copyable, or pass a 'module:callable' factory") from None
+    return {**kwargs, "opponent": opponent}
+
+
 def _make_views(gym_id: str, count: int, kwargs: dict) -> list:
     import fox_envs  # noqa: F401  (registers the ids in a fresh process)
 
-    views = [gymnasium.make(gym_id, **kwargs).unwrapped for _ in range(count)]
+    views = [gymnasium.make(gym_id, **_own_kwargs(kwargs)).unwrapped for _ in range(count)]
     for view in views[1:]:  # one (immutable) Game for all: its tables stay in the CPU cache
         view.game = views[0].game
         view.state = view.game.new_initial_state()
@@ -273,6 +296,7 @@ class FoxVectorEnv(VectorEnv):
     of a step of these games. ``spin=0`` blocks at once, leaving the cores to a learner that
     needs them between steps.
 
+    An agent object given as ``opponent`` (alone or in a list) is deep-copied for every env.
     After Ctrl-C or a dead worker in ``reset``/``step``, ``step`` raises ``ResetNeeded`` and
     ``reset`` starts the workers again. Copying or pickling raises ``TypeError``."""
 
