@@ -3,6 +3,16 @@
 ``FoxEnv`` is the raw env (an illegal action raises ``IllegalActionError``); ``wrap`` gives the
 public ``env()``: an illegal or malformed action ends the game with -1 for the offender, and the
 usual order enforcement. Chance nodes are resolved here with the env's seeded ``np_random``.
+
+Rendering and hidden information: ``render_viewer`` says whose view ``render()`` shows (text and
+picture alike). **The default, ``None``, shows everything, hidden facts included** (in Outfoxed:
+every face-down card, both hands, the kept cards): it is for watching or debugging, never for
+an agent. A seat (``0``) or an agent name (``"player_0"``) shows only what that player may
+know. In perfect-information games every view is the whole board.
+
+After an illegal action in the wrapped ``env()``, only the offender's info holds the error text
+(it lists the offender's legal actions); in hidden-information games the others' infos say only
+who played an illegal action.
 """
 from __future__ import annotations
 
@@ -35,13 +45,27 @@ class FoxEnv(AECEnv):
         super().__init_subclass__(**kwargs)
         cls.metadata = {**FoxEnv.metadata, "name": cls.game_id}
 
-    def __init__(self, /, render_mode: str | None = None, max_moves: int | None = None, **params: Any) -> None:
+    def __init__(self, /, render_mode: str | None = None, max_moves: int | None = None,
+                 render_viewer: int | str | None = None, **params: Any) -> None:
+        """``render_viewer``: whose view ``render()`` shows; ``None`` (default) shows
+        EVERYTHING, the hidden facts of hidden-information games included; a seat or an agent
+        name shows only what that player may know (see the module doc)."""
         super().__init__()
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise InvalidParameterError(
                 f"{self.game_id}: bad render_mode {short_repr(render_mode)}; allowed: None, {', '.join(RENDER_MODES)}"
             )
         self.game: Game = make_game(self.game_id, **params)
+        n = self.game.num_players
+        if isinstance(render_viewer, str) and render_viewer in (f"player_{i}" for i in range(n)):
+            render_viewer = int(render_viewer[len("player_"):])
+        elif render_viewer is not None:
+            if integer_in(render_viewer, 0, n - 1) is None:
+                raise InvalidParameterError(
+                    f"{self.game_id}: bad render_viewer {short_repr(render_viewer)}; allowed: None (everything), "
+                    f"a seat 0..{n - 1} or an agent name player_0..player_{n - 1}")
+            render_viewer = integer_in(render_viewer, 0)
+        self.render_viewer: int | None = render_viewer
         if max_moves is None:
             max_moves = self.game.max_moves_default
         self.max_moves = integer_in(max_moves, 1)
@@ -50,7 +74,6 @@ class FoxEnv(AECEnv):
                 f"{self.game_id}: bad value {short_repr(max_moves)} for parameter 'max_moves'; allowed: an integer >= 1"
             )
         self.render_mode = render_mode
-        n = self.game.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
         self.observation_spaces = {
@@ -131,11 +154,13 @@ class FoxEnv(AECEnv):
         """End the game: -1 for the agent to move, 0 for the others (the wrapped ``env()``)."""
         offender = self.agent_selection
         self._cumulative_rewards[offender] = 0.0
+        # the message lists the offender's legal actions: with hidden information only it sees them
+        public = str(error) if self.game.perfect_information else f"{offender} played an illegal action"
         for name in self.agents:
             self.rewards[name] = -1.0 if name == offender else 0.0
             self.terminations[name] = True
             self.infos[name] = {"illegal_action": name == offender, "illegal_action_by": offender,
-                                "error": str(error)}
+                                "error": str(error) if name == offender else public}
         self._accumulate_rewards()
 
     # ----- rendering -----------------------------------------------------------------------
@@ -146,8 +171,8 @@ class FoxEnv(AECEnv):
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode= to env().")
             return None
         if self.render_mode == "rgb_array":
-            return self.game_state.render_rgb()
-        text = self.game_state.render_text()
+            return self.game_state.render_rgb(self.render_viewer)
+        text = self.game_state.render_text(self.render_viewer)
         if self.render_mode == "human":
             print(text)
             return None

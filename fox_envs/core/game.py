@@ -126,7 +126,9 @@ class State:
         played: hidden parts are written ``?``. ``None`` (or a perfect-information game) sees all."""
         return self.action_to_string(action)
 
-    def render_rgb(self) -> np.ndarray:
+    def render_rgb(self, viewer: int | None = None) -> np.ndarray:
+        """The picture of the board, (H, W, 3) uint8; hidden-information games show only what
+        ``viewer`` may know (``None``: everything), as ``render_text``."""
         raise NotImplementedError
 
     def render_text(self, viewer: int | None = None) -> str:

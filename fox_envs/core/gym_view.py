@@ -162,8 +162,9 @@ class FoxGymEnv(gymnasium.Env):
         return self._mask().astype(bool)
 
     def render(self):
+        """The learner's view (``seat``): hidden facts of the other seats are never shown."""
         if self.render_mode == "rgb_array":
-            return self.state.render_rgb()
+            return self.state.render_rgb(self.seat)
         if self.render_mode in ("ansi", "human"):
             text = self.state.render_text(self.seat)
             if self.render_mode == "human":

@@ -369,7 +369,7 @@ class ByeByeMrFoxState(State):
         lines.append(self.status())
         return "\n".join(lines)
 
-    def render_rgb(self) -> np.ndarray:
+    def render_rgb(self, viewer: int | None = None) -> np.ndarray:  # everything is public
         from fox_envs.games.bye_bye_mr_fox_render import draw_board
 
         return draw_board(self)

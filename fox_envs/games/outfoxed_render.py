@@ -76,10 +76,11 @@ def text_board(state: OutfoxedState, viewer: int | None = None) -> str:
     return "\n".join(lines)
 
 
-def rgb_picture(state: OutfoxedState) -> np.ndarray:
-    """The omniscient table above the race track: a card is drawn in its effective colour;
-    face-down cards have a thick dark border, and a small corner patch shows the true face of
-    a face-down card or of a face-up card re-chipped to another colour."""
+def rgb_picture(state: OutfoxedState, viewer: int | None = None) -> np.ndarray:
+    """The table above the race track as ``viewer`` sees it (``None``: everything): a card is
+    drawn in its effective colour; face-down cards have a thick dark border, and a small corner
+    patch shows the true face of a face-up card re-chipped to another colour, or of a
+    face-down card the viewer may know (its own; every one for ``None``)."""
     width, height = 720, 520
     image, draw = render.canvas(width, height)
     square_w, card_w, card_h = 220, 26, 36
@@ -93,7 +94,7 @@ def rgb_picture(state: OutfoxedState) -> np.ndarray:
             cy = 50 + (k // 7) * (card_h + 28)
             border = render.DARK if not up else render.GREY
             draw.rectangle((cx, cy, cx + card_w, cy + card_h), fill=PALETTE[chip], outline=border, width=4 if not up else 2)
-            if face != chip or not up:
+            if (face != chip and up) or (not up and (viewer is None or viewer == owner)):
                 draw.rectangle((cx + card_w - 9, cy + card_h - 9, cx + card_w - 2, cy + card_h - 2),
                                fill=PALETTE[face], outline=render.BLACK, width=1)
             render.centred_text(draw, (cx + card_w / 2, cy + card_h + 9), f"P{owner}", size=10)
@@ -110,6 +111,6 @@ def rgb_picture(state: OutfoxedState) -> np.ndarray:
         render.centred_text(draw, (45, y + lane_h / 2 - 3), COLOURS[colour], size=13)
         fx = 90 + state.foxes[colour] * step + (step - 6) / 2
         render.disc(draw, (fx, y + lane_h / 2 - 3), 12, fill=PALETTE[colour])
-    status = text_board(state, None).splitlines()[-1]
+    status = _status(state, viewer)
     render.centred_text(draw, (width / 2, height - 15), status, size=13)
     return render.to_array(image)

@@ -588,7 +588,7 @@ class OutwitState(State):
         lines.append(self.status())
         return "\n".join(lines)
 
-    def render_rgb(self) -> np.ndarray:
+    def render_rgb(self, viewer: int | None = None) -> np.ndarray:  # everything is public
         cell, margin = 48, 28
         width, height = NUM_COLUMNS * cell + 2 * margin, NUM_ROWS * cell + 2 * margin + 28
         image, draw = render.canvas(width, height)

@@ -292,7 +292,7 @@ class XCeterOState(State):
             lines.append(f"next: player_{self.current_player()} to {verb} {self.piece_label(piece)}")
         return "\n".join(lines)
 
-    def render_rgb(self) -> np.ndarray:
+    def render_rgb(self, viewer: int | None = None) -> np.ndarray:  # everything is public
         cell, margin = 80, 30
         size = 3 * cell + 2 * margin
         image, draw = render.canvas(size, size + 30)
