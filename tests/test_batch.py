@@ -10,6 +10,7 @@ import pytest
 
 import fox_envs
 import fox_envs.batch
+import fox_envs.batch._rows
 from fox_envs.core.registry import GAMES, load_object
 from tests.batch_lockstep import assert_row_matches, run_lockstep
 from tests.conftest import conformance_cases
@@ -49,6 +50,21 @@ def test_lockstep_long(env_id, params):
     env = fox_envs.batch.make(env_id, 24, seed=5, **params)
     stats = run_lockstep(env, 3000, check_bridge_every=13)
     assert stats["ended"] > 24
+
+
+@pytest.mark.parametrize("env_id", ["xceter_o_v0", "outwit_v0"])
+def test_repetition_tables_stay_exact_when_their_generation_wraps(env_id):
+    """A row's repetition table is reused game after game (an 8-bit generation per row, slots
+    zeroed when it wraps): rows whose generation is about to wrap still follow the core."""
+    env = fox_envs.batch.make(env_id, 4, seed=6, max_moves=40)
+    env._arrays["rep_counts"][:, 0] = fox_envs.batch._rows.GENERATIONS - 1
+    junk = np.uint64((0xDEAD << 20) | (1 << 2) | 1)  # a slot of generation 1, as left by an old game
+    env._arrays["rep_keys"][:, ::2] = junk
+    env.reset(seed=6)  # every row starts a game at the last generation
+    stats = run_lockstep(env, 300)
+    assert stats["ended"] >= 8
+    assert not (env._arrays["rep_keys"] == junk).any(), "the wrap did not empty the old slots"
+    assert (env._arrays["rep_counts"][:, 0] < fox_envs.batch._rows.GENERATIONS - 1).all()  # wrapped
 
 
 @pytest.mark.parametrize("env_id, params", CASES)

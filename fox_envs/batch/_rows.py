@@ -11,7 +11,8 @@ order of ``COMMON_FIELDS``:
   current game; ``last_hist`` / ``last_hlen``: those of the game that ended last in the row
 * ``legal`` int32 ``[B, L]`` / ``nlegal`` int32 ``[B]``: the legal actions of ``mask`` as a list
 * ``rep_keys`` uint64 ``[B, R]``: an open-addressing table of position keys per row with their
-  counts, for threefold repetition (``R`` is 1 for games without it); ``rep_counts`` is unused
+  counts, for threefold repetition (``R`` is 1 for games without it); ``rep_counts`` uint8
+  ``[B, 1]``: the generation of each row's table (see ``clear_repetitions``)
 
 A kernel keeps ``mask`` and ``legal`` together through ``clear_legal`` / ``add_legal``, so a
 mask of thousands of entries is never scanned or cleared whole.
@@ -31,7 +32,11 @@ COMMON_FIELDS = ("obs", "mask", "player", "rewards", "term", "trunc", "final_obs
 TERMINAL = -2
 EMPTY_KEY = np.uint64(0)
 ONE_KEY = np.uint64(1)
-COUNT_BITS = np.uint64(3)
+COUNT_BITS = np.uint64(3)  # a slot: [hash tag: 54 bits][generation: 8][count: 2]
+GEN_SHIFT = np.uint64(2)
+GEN_MASK = np.uint64(0xFF)
+TAG_BITS = ~np.uint64(0x3FF)
+GENERATIONS = 255
 
 
 @intrinsic
@@ -120,34 +125,46 @@ def add_legal(mask: np.ndarray, legal: np.ndarray, nlegal: np.ndarray, i: int, a
 
 @njit(cache=True, inline="always")
 def clear_repetitions(rep_keys: np.ndarray, rep_counts: np.ndarray, i: int) -> None:
-    """Empty row ``i``'s table (only the used slots are written)."""
-    keys = rep_keys[i]
-    for k in range(keys.shape[0]):
-        if keys[k] != EMPTY_KEY:
-            keys[k] = EMPTY_KEY
+    """Empty row ``i``'s table for a new game: its generation (``rep_counts[i, 0]``) moves on,
+    which makes every slot of older games empty without writing it; the slots are zeroed only
+    when the 8-bit generation wraps around (once every 255 games)."""
+    generation = rep_counts[i, 0] + 1
+    if generation > GENERATIONS:
+        generation = 1
+        for k in range(rep_keys.shape[1]):
+            rep_keys[i, k] = EMPTY_KEY
+    rep_counts[i, 0] = generation
+
+
+@njit(cache=True, inline="always")
+def table_slot(rep_keys: np.ndarray, key: np.uint64) -> int:
+    """The slot where probing for position ``key`` starts (a kernel may prefetch it)."""
+    return np.int64(mix64(key) >> np.uint64(40)) & (rep_keys.shape[1] - 1)  # the size is a power of two
 
 
 @njit(cache=True, inline="always")
 def count_position(rep_keys: np.ndarray, rep_counts: np.ndarray, i: int, key: np.uint64) -> int:
     """Record one more occurrence of position ``key`` in row ``i``; returns how often it has now
-    occurred (counted up to 3). A slot holds the key's hash with its low two bits replaced by the
-    count, so one cache line is read per probe; the table holds twice the positions a game can
-    reach, so probing always ends."""
-    hashed = mix64(key)
-    tag = hashed & ~COUNT_BITS
+    occurred (counted up to 3). A slot holds the key's hash with its low ten bits replaced by the
+    game's generation (8 bits) and the count (2 bits), so one cache line is read per probe; a
+    slot of another generation is empty. No slot of the current game is ever emptied, so probing
+    finds every key it inserted; the table holds twice the positions a game can reach, so
+    probing always ends."""
+    tag = mix64(key) & TAG_BITS
+    live = tag | (np.uint64(rep_counts[i, 0]) << GEN_SHIFT)
     size = rep_keys.shape[1]
-    slot = np.int64(hashed >> np.uint64(40)) & (size - 1)  # size is a power of two
+    slot = table_slot(rep_keys, key)
     while True:
         here = rep_keys[i, slot]
-        if here == EMPTY_KEY:
-            rep_keys[i, slot] = tag | ONE_KEY
-            return 1
-        if here & ~COUNT_BITS == tag:
+        if here & ~COUNT_BITS == live:
             count = here & COUNT_BITS
             if count < COUNT_BITS:
                 count += ONE_KEY
-                rep_keys[i, slot] = tag | count
+                rep_keys[i, slot] = live | count
             return int(count)
+        if here == EMPTY_KEY or (here >> GEN_SHIFT) & GEN_MASK != np.uint64(rep_counts[i, 0]):
+            rep_keys[i, slot] = live | ONE_KEY
+            return 1
         slot = (slot + 1) & (size - 1)
 
 

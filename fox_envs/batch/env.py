@@ -124,7 +124,7 @@ class BatchEnv:
             "hist": np.zeros((b, history), np.int16), "hlen": np.zeros(b, np.int32),
             "last_hist": np.zeros((b, history), np.int16), "last_hlen": np.full(b, -1, np.int32),
             "legal": np.zeros((b, kernels.max_legal), np.int32), "nlegal": np.zeros(b, np.int32),
-            "rep_keys": np.zeros((b, table), np.uint64), "rep_counts": np.zeros((b, table), np.uint8),
+            "rep_keys": np.zeros((b, table), np.uint64), "rep_counts": np.zeros((b, 1), np.uint8),
         }
         self._arrays = arrays
         self._all_rows = np.ones(b, np.bool_)

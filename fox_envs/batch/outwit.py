@@ -71,9 +71,8 @@ from numba.core import cgutils
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from numba.extending import intrinsic
 
-from fox_envs.batch._rng import mix64
 from fox_envs.batch._rows import (TERMINAL, borrowed, clear_legal, clear_repetitions, count_position, keep_history,
-                                  push_history, take_action, win_for)
+                                  push_history, table_slot, take_action, win_for)
 from fox_envs.batch.env import GameKernels
 
 # ----- tables (SPEC 2.2) -----------------------------------------------------------------------
@@ -306,17 +305,15 @@ def _prefetch_row(j, actions, player, chips, slot, key, mask, rep_keys) -> None:
         _prefetch(mask, row + s)
         _prefetch(mask, row + s + NUM_SQUARES // 2)
         _prefetch(mask, row + s + NUM_SQUARES - 1)
-    # the repetition slot of the next position, chosen as count_position does (only a hint: if
-    # that choice changes, the prefetch misses and nothing else changes)
+    # the repetition slot where count_position will probe for the next position
     a = actions[j]
     after = key[j]
     if a != PASS:
         origin, target = a // NUM_SQUARES, a % NUM_SQUARES
         z = Z_POWER[p] if slot[j, origin] == 0 else Z_REGULAR[p]
         after ^= z[origin] ^ z[target]
-    size = rep_keys.shape[1]
-    hashed = mix64(_position_key(after, q))
-    _prefetch(rep_keys, np.int64(j) * size + (np.int64(hashed >> np.uint64(40)) & (size - 1)))
+    position = _position_key(after, q)
+    _prefetch(rep_keys, np.int64(j) * rep_keys.shape[1] + table_slot(rep_keys, position))
 
 
 @njit(cache=True, inline="always")
