@@ -160,16 +160,19 @@ class BatchEnv:
     # ----- running kernels over row ranges -----------------------------------------------------
     def _over_rows(self, function, *args: Any) -> None:
         """Run ``function(lo, hi, *args)`` over every row, split across ``threads`` threads (one
-        thread when there are fewer than ``MIN_ROWS_PER_THREAD`` rows per thread). An interrupt
-        while waiting lets every range finish first, so each row is whole."""
+        thread when there are fewer than ``MIN_ROWS_PER_THREAD`` rows per thread); the calling
+        thread runs the first range. An interrupt while waiting lets every range finish first, so
+        each row is whole."""
         if self.threads == 1 or self.num_envs < MIN_ROWS_PER_THREAD * self.threads:
             function(0, self.num_envs, *args)
             return
         if self._pool is None:
-            self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="fox_envs.batch")
-        bounds = np.linspace(0, self.num_envs, self.threads + 1).astype(int)
-        futures = [self._pool.submit(function, int(lo), int(hi), *args) for lo, hi in zip(bounds[:-1], bounds[1:])]
+            self._pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="fox_envs.batch")
+            self._bounds = np.linspace(0, self.num_envs, self.threads + 1).astype(int).tolist()
+        bounds = self._bounds
+        futures = [self._pool.submit(function, lo, hi, *args) for lo, hi in zip(bounds[1:-1], bounds[2:])]
         try:
+            function(0, bounds[1], *args)  # the first range in this thread
             for future in futures:
                 future.result()
         finally:
