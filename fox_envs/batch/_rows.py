@@ -148,7 +148,7 @@ def count_position(rep_keys: np.ndarray, rep_counts: np.ndarray, i: int, key: np
     occurred (counted up to 3). A slot holds the key's hash with its low ten bits replaced by the
     game's generation (8 bits) and the count (2 bits), so one cache line is read per probe; a
     slot of another generation is empty. No slot of the current game is ever emptied, so probing
-    finds every key it inserted; the table holds twice the positions a game can reach, so
+    finds every key it inserted; the table holds more slots than a game has positions, so
     probing always ends."""
     tag = mix64(key) & TAG_BITS
     live = tag | (np.uint64(rep_counts[i, 0]) << GEN_SHIFT)

@@ -109,7 +109,7 @@ class BatchEnv:
         b, kernels = self.num_envs, self._kernels
         history = kernels.history_capacity(self.max_moves)
         positions = kernels.positions_per_game(self.max_moves)
-        table = _power_of_two_above(2 * positions) if positions else 1
+        table = _power_of_two_above(positions + positions // 4 + 1) if positions else 1  # load at most 0.8
         needed = b * (4 * history + 8 * table)
         if needed > MEMORY_LIMIT:
             raise InvalidParameterError(
