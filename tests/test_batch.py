@@ -12,6 +12,7 @@ import fox_envs
 import fox_envs.batch
 import fox_envs.batch._rows
 from fox_envs.core.registry import GAMES, load_object
+from fox_envs.batch.env import count_decisions
 from tests.batch_lockstep import assert_row_matches, run_lockstep
 from tests.conftest import conformance_cases
 
@@ -78,7 +79,7 @@ def test_core_state_and_load_round_trip(env_id, params):
             other.load(1, state)
             assert other.core_state(1) == state
             assert_row_matches(other, 1, state)
-            assert other.moves[1] == _decisions(state)
+            assert other.moves[1] == count_decisions(state)
             untouched = {name: (a[0].copy(), a[2].copy()) for name, a in snapshot(other).items()
                          if a.shape[:1] == (3,)}
             other.load(1, state)  # loading again changes no other row
@@ -86,16 +87,6 @@ def test_core_state_and_load_round_trip(env_id, params):
                 np.testing.assert_array_equal(other._arrays[name][0], row0)
                 np.testing.assert_array_equal(other._arrays[name][2], row2)
             other.step(other.random_actions())  # the loaded row plays on
-
-
-def _decisions(state) -> int:
-    game = state.game
-    replay = game.new_initial_state()
-    count = 0
-    for action in state.history():
-        count += not replay.is_chance_node()
-        replay.apply_action(action)
-    return count
 
 
 @pytest.mark.parametrize("env_id, params", CASES)
@@ -140,7 +131,7 @@ def test_without_auto_reset_finished_games_stay_finished(env_id, params):
         assert not env.action_mask[finished].any()
         for i in np.flatnonzero(finished):
             state = env.core_state(int(i))
-            assert state.is_terminal() or _decisions(state) == 30
+            assert state.is_terminal() or count_decisions(state) == 30
     assert finished.all()
     env.reset(seed=8)
     assert (env.current_player >= 0).all()

@@ -13,6 +13,7 @@ import pytest
 
 import fox_envs
 import fox_envs.batch
+from fox_envs.batch.env import count_decisions
 from fox_envs.games.bye_bye_mr_fox import (BLACK, BROWN, EGG, FLIP, FOX, GIVE_ACTION, HENS, OBS_DISCARDED,
                                            OBS_FACE_DOWN, OBS_NESTS, OBS_PHASE, OBS_VISIBLE, OUTER_ACTION, PLACE,
                                            THREE_HENS, VISIBLE_SLOT, WHITE)
@@ -194,19 +195,10 @@ def test_token_without_a_place_is_discarded_without_a_decision():
         assert replay.current_player() == fox_envs.CHANCE and replay.discarded[FOX] == 1
         # turn 3 (player_1's) had no decision: three places made, turn 4 (player_0) places next
         # (N3 stays empty, so the next token always has a place)
-        assert env.moves[i] == 3 == core_decisions(core) and env.current_player[i] == 0
+        assert env.moves[i] == 3 == count_decisions(core) and env.current_player[i] == 0
         assert env.observation[i][OBS_DISCARDED + FOX] == np.float32(1 / 4)
         assert env.observation[i][OBS_FACE_DOWN + FOX] == np.float32(0)
     assert discarded_rows > 0
-
-
-def core_decisions(state) -> int:
-    replay = state.game.new_initial_state()
-    count = 0
-    for action in state.history():
-        count += not replay.is_chance_node()
-        replay.apply_action(action)
-    return count
 
 
 def test_places_follow_the_visible_pictures_in_random_play():

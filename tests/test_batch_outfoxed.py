@@ -11,6 +11,7 @@ import pytest
 
 import fox_envs
 import fox_envs.batch
+from fox_envs.batch.env import count_decisions
 from fox_envs.core.game import TERMINAL
 from fox_envs.games.outfoxed import (CALL, CHIP0, COLOUR_INDEX, MULTISET_INDEX, O_CALLABLE, O_CHIP, O_CHIP_FACE,
                                      O_FORBIDDEN, O_FOX, O_HAND, O_KEPT, O_OWN_FACE, O_PENDING, O_PICKS, O_ROUND,
@@ -82,15 +83,6 @@ def play_round(state, plan, last_show=True) -> None:
     passing(state, show_action(*shows[0]))
     if last_show:
         state.apply_action(show_action(*shows[1]))
-
-
-def count_decisions(state) -> int:
-    replay = state.game.new_initial_state()
-    count = 0
-    for action in state.history():
-        count += not replay.is_chance_node()
-        replay.apply_action(action)
-    return count
 
 
 # ----- batch helpers -------------------------------------------------------------------------------

@@ -198,6 +198,18 @@ def win_for(rewards: np.ndarray, i: int, winner: int) -> None:
     rewards[i, 1 - winner] = -1.0
 
 
+@njit(cache=True, inline="always")
+def record_end(rewards: np.ndarray, term: np.ndarray, trunc: np.ndarray, i: int, result: int) -> None:
+    """How row ``i``'s two-player game ended: ``result`` 0 or 1 the winning seat, 2 a draw (both
+    terminated), negative truncated at ``max_moves`` (reward 0)."""
+    if result >= 0:
+        term[i] = True
+        if result < 2:
+            win_for(rewards, i, result)
+    else:
+        trunc[i] = True
+
+
 @njit(cache=True, nogil=True)
 def first_illegal(actions: np.ndarray, mask: np.ndarray, player: np.ndarray) -> int:
     """The first row whose action is out of range or illegal (finished rows are skipped), or -1."""

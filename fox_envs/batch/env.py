@@ -283,7 +283,7 @@ class BatchEnv:
         if state.is_terminal():
             raise InvalidStateError(f"{self.env_id}: cannot load a finished game into row {i}")
         history = state.history()
-        decisions = _count_decisions(self.game, history)
+        decisions = count_decisions(state)
         if decisions >= self.max_moves:
             raise InvalidStateError(
                 f"{self.env_id}: the state has {decisions} decisions; this env truncates at max_moves={self.max_moves}")
@@ -315,13 +315,13 @@ class BatchEnv:
         return f"<BatchEnv {self.env_id} num_envs={self.num_envs} params={self.game.params}>"
 
 
-def _count_decisions(game: Game, history: list[int]) -> int:
-    """How many of ``history``'s entries are player decisions (not chance outcomes)."""
-    state = game.new_initial_state()
+def count_decisions(state: State) -> int:
+    """How many entries of ``state``'s history are player decisions (not chance outcomes)."""
+    replay = state.game.new_initial_state()
     decisions = 0
-    for action in history:
-        decisions += not state.is_chance_node()
-        state.apply_action(action)
+    for action in state.history():
+        decisions += not replay.is_chance_node()
+        replay.apply_action(action)
     return decisions
 
 

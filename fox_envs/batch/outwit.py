@@ -72,7 +72,7 @@ from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from numba.extending import intrinsic
 
 from fox_envs.batch._rows import (TERMINAL, borrowed, clear_legal, clear_repetitions, count_position, keep_history,
-                                  push_history, table_slot, take_action, win_for)
+                                  push_history, record_end, table_slot, take_action)
 from fox_envs.batch.env import GameKernels
 
 # ----- tables (SPEC 2.2) -----------------------------------------------------------------------
@@ -585,12 +585,7 @@ def step_rows(lo, hi, actions, chips, slot, occ, lines, home, tomove, passes, la
                 _build_view(flat[i], scratch[0, CELLS + VECTOR:], i, chips, passes, last, reps[i, 0], hlen[i],
                             1 - mover, 1.0, scale)
             continue
-        if result >= 0:
-            term[i] = True
-            if result < 2:
-                win_for(rewards, i, result)
-        else:
-            trunc[i] = True
+        record_end(rewards, term, trunc, i, result)
         viewer = mover if final_view < 0 else final_view
         flag = 1.0 if result < 0 and viewer == tomove[i] else 0.0
         _build_view(final_flat[i], scratch[half, CELLS + VECTOR:], i, chips, passes, last, reps[i, 0], hlen[i],

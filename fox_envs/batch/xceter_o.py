@@ -18,7 +18,7 @@ import numpy as np
 from numba import njit
 
 from fox_envs.batch._rows import (TERMINAL, borrowed, clear_legal, clear_repetitions, count_position, keep_history,
-                                  push_history, take_action, win_for)
+                                  push_history, record_end, take_action)
 from fox_envs.batch.env import GameKernels
 from fox_envs.games.xceter_o import LINES, NUM_PLANES, SQUARE_PLANES
 
@@ -155,12 +155,7 @@ def step_rows(lo, hi, actions, board, square_of, ply, own, code, common, max_mov
             player[i] = 1 - mover
             _publish(i, board, ply, common)
             continue
-        if result >= 0:
-            term[i] = True
-            if result < 2:
-                win_for(rewards, i, result)
-        else:
-            trunc[i] = True
+        record_end(rewards, term, trunc, i, result)
         _write_view(final_obs[i], board[i], ply[i], mover if final_view < 0 else final_view)
         keep_history(hist, hlen, last_hist, last_hlen, i)
         if auto_reset:
