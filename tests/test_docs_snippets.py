@@ -1,4 +1,8 @@
-"""Every ```python block of README.md and docs/*.md runs as written (a new user copies them)."""
+"""Every ```python block of README.md and docs/*.md runs as written (a new user copies them).
+
+A block whose first line is ``# extra: <name>`` needs that optional extra
+(``pip install 'fox_envs[<name>]'``): it runs with the integration tests (``-m integration``).
+"""
 from __future__ import annotations
 
 import re
@@ -16,8 +20,16 @@ def test_the_docs_have_python_examples() -> None:
     assert sum(path.name == "README.md" for path, _, _ in BLOCKS) >= 4
 
 
-@pytest.mark.parametrize("path, index, code", BLOCKS,
-                         ids=[f"{path.relative_to(ROOT)}#{k}" for path, k, _ in BLOCKS])
+EXTRA_LINE = re.compile(r"#\s*extra:\s*(\w+)")
+
+
+def _param(path: Path, index: int, code: str):
+    """A block as a test case; one that names an extra is an integration test."""
+    marks = [pytest.mark.integration] if EXTRA_LINE.match(code) else []
+    return pytest.param(path, index, code, marks=marks, id=f"{path.relative_to(ROOT)}#{index}")
+
+
+@pytest.mark.parametrize("path, index, code", [_param(*block) for block in BLOCKS])
 def test_python_example_runs(path: Path, index: int, code: str, capsys) -> None:
     namespace: dict = {"__name__": "__docs__"}
     try:
