@@ -1,6 +1,6 @@
 """``gymnasium.make_vec`` for the fox_envs ids (their vector entry point): the batched core's
-``BatchVectorEnv`` when it can play the opponents inside its step (``"random"``), else
-``FoxVectorEnv`` (processes stepping Gymnasium views, any opponent)."""
+``BatchVectorEnv`` when it can play the opponents inside its step (``"random"`` and
+``"heuristic"``), else ``FoxVectorEnv`` (processes stepping Gymnasium views, any opponent)."""
 from __future__ import annotations
 
 from typing import Any
@@ -12,6 +12,14 @@ from fox_envs.core.registry import GAMES
 PROCESS_ONLY = ("workers", "context", "spin")  # FoxVectorEnv's own arguments
 BACKENDS = ("batch", "processes")
 INTEGER_ARGS = ("max_moves", "seat", "workers", "threads")
+BATCH_OPPONENTS = ("random", "heuristic")  # the opponents the batched core plays inside its step
+
+
+def batch_opponent_names(opponent: Any) -> list[str] | None:
+    """``opponent`` (a spec or a list of specs) as a list of names the batched core plays, or
+    None when any spec is something else."""
+    specs = list(opponent) if isinstance(opponent, (list, tuple)) else [opponent]
+    return specs if all(isinstance(s, str) and s in BATCH_OPPONENTS for s in specs) else None
 
 
 def _integer(name: str, value: Any) -> int:
@@ -22,7 +30,7 @@ def _integer(name: str, value: Any) -> int:
 
 
 def make_vector_env(num_envs: int = 1, *, env_id: str, backend: str | None = None, **kwargs: Any):
-    """``backend="batch"`` (the default whenever the opponents are ``"random"`` and no
+    """``backend="batch"`` (the default whenever the opponents are ``"random"`` or ``"heuristic"`` and no
     FoxVectorEnv argument ``workers`` / ``context`` / ``spin`` is given) or ``"processes"``."""
     if env_id not in GAMES:
         raise InvalidParameterError(f"unknown env_id {short_repr(env_id)}; allowed: {', '.join(GAMES)}")
@@ -36,10 +44,12 @@ def make_vector_env(num_envs: int = 1, *, env_id: str, backend: str | None = Non
         from fox_envs.core.vector import FoxVectorEnv  # noqa: F401  (numba stays unimported on this path)
 
         opponent = kwargs.get("opponent", "random")
-        specs = list(opponent) if isinstance(opponent, (list, tuple)) else [opponent]
-        batchable = all(isinstance(s, str) and s == "random" for s in specs)
         plain = not any(name in kwargs for name in PROCESS_ONLY) and kwargs.get("render_mode") is None
-        backend = "batch" if batchable and plain else "processes"
+        backend = "batch" if plain and batch_opponent_names(opponent) is not None else "processes"
+        if backend == "batch" and "heuristic" in batch_opponent_names(opponent):
+            from fox_envs.batch.env import has_batched_heuristic
+
+            backend = "batch" if has_batched_heuristic(env_id) else "processes"
     if backend == "batch":
         from fox_envs.batch.vector import BatchVectorEnv
 

@@ -103,10 +103,10 @@ def test_seeded_rows_do_not_depend_on_num_envs_and_kept_arrays_stay():
 
 def test_make_vec_chooses_the_backend():
     assert isinstance(gymnasium.make_vec("fox_envs/Outwit-v0", num_envs=2), BatchVectorEnv)
-    assert isinstance(gymnasium.make_vec("fox_envs/Outwit-v0", num_envs=2, opponent="heuristic"), FoxVectorEnv)
+    assert isinstance(gymnasium.make_vec("fox_envs/Outwit-v0", num_envs=2, opponent="mcts"), FoxVectorEnv)
     assert isinstance(gymnasium.make_vec("fox_envs/Outwit-v0", num_envs=2, backend="processes"), FoxVectorEnv)
     with pytest.raises(fox_envs.InvalidParameterError, match="opponents"):
-        gymnasium.make_vec("fox_envs/Outwit-v0", num_envs=2, opponent="heuristic", backend="batch")
+        gymnasium.make_vec("fox_envs/Outwit-v0", num_envs=2, opponent="mcts", backend="batch")
     with pytest.raises(fox_envs.InvalidParameterError, match="backend"):
         gymnasium.make_vec("fox_envs/Outwit-v0", num_envs=2, backend="gpu")
     with pytest.raises(fox_envs.InvalidParameterError, match="seat"):

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from fox_envs.batch._rng import seed_streams, seed_words
+from fox_envs.batch._rng import PICK_STREAM, seed_streams, seed_words
 from fox_envs.batch._rows import COMMON_FIELDS, TERMINAL, first_illegal, pick_from_streams, pick_from_uniforms
 from fox_envs.core.errors import IllegalActionError, InvalidParameterError, InvalidStateError
 from fox_envs.core.game import Game, State
@@ -67,6 +67,17 @@ class GameKernels:
         """Row ``i`` from the start through ``history`` (core ids), then chance drawn until a
         player is to move; writes its observation, mask and player and sets ``moves[i]``."""
         raise NotImplementedError
+
+    def heuristic(self, lo: int, hi: int, out: np.ndarray, common: tuple) -> None:
+        """For every row ``i`` of ``[lo, hi)``: ``out[i]`` the action the game's heuristic
+        (``fox_envs.agents``) chooses for the player to move, ties among its best moves broken
+        uniformly with the row's pick stream; -1 for a finished game."""
+        raise NotImplementedError(f"{self.game.name}: the batched core has no heuristic for this game")
+
+
+def has_batched_heuristic(env_id: str) -> bool:
+    """Whether the batched kernels of ``env_id`` implement ``GameKernels.heuristic``."""
+    return env_id in KERNELS and load_object(KERNELS[env_id]).heuristic is not GameKernels.heuristic
 
 
 def _check_int(name: str, value: Any, low: int, env_id: str) -> int:
@@ -242,6 +253,35 @@ class BatchEnv:
         """Random legal actions from the pick streams of the rows flagged by ``which`` only (-1 elsewhere)."""
         out = np.empty(self.num_envs, np.int64)
         pick_from_streams(self._arrays["legal"], self._arrays["nlegal"], self._arrays["streams"], which, out)
+        return out
+
+    def heuristic_actions(self) -> np.ndarray:
+        """The action the game's heuristic (``fox_envs.agents``, ``"heuristic"``) chooses in each
+        row (-1 for a finished game); ties among its best moves are broken uniformly from the
+        row's own pick stream, so a row's choices depend only on the seed and its own game."""
+        out = np.empty(self.num_envs, np.int64)
+        self._over_rows(self._kernels.heuristic, out, self._common)
+        return out
+
+    def _heuristic_actions_in(self, which: np.ndarray) -> np.ndarray:
+        """Heuristic actions of the rows flagged by ``which`` only (-1 elsewhere; the other rows'
+        pick streams are left as they were)."""
+        if which.all():
+            return self.heuristic_actions()
+        out = np.full(self.num_envs, -1, np.int64)
+        flagged = np.flatnonzero(which)
+        if len(flagged) * 4 < self.num_envs:  # few rows: one kernel call per run of consecutive rows
+            breaks = np.flatnonzero(np.diff(flagged) > 1)
+            starts = np.concatenate((flagged[:1], flagged[breaks + 1]))
+            ends = np.concatenate((flagged[breaks], flagged[-1:])) + 1
+            for lo, hi in zip(starts.tolist(), ends.tolist()):
+                self._kernels.heuristic(lo, hi, out, self._common)
+            return out
+        picks = self._arrays["streams"][:, PICK_STREAM]  # many rows: every row, the others undone
+        kept = picks.copy()
+        self._over_rows(self._kernels.heuristic, out, self._common)
+        out[~which] = -1
+        np.copyto(picks, kept, where=~which)
         return out
 
     # ----- bridge to the rules core -------------------------------------------------------------

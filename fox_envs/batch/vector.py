@@ -1,5 +1,6 @@
-"""``BatchVectorEnv``: the Gymnasium vector view of a learner against random opponents, on the
-batched core (``gymnasium.make_vec(gym_id, num_envs)`` with the default ``opponent="random"``).
+"""``BatchVectorEnv``: the Gymnasium vector view of a learner against random or heuristic
+opponents, on the batched core (``gymnasium.make_vec(gym_id, num_envs)`` with
+``opponent="random"``, the default, or ``"heuristic"``, or a list of those, one per other seat).
 
 Semantics are those of ``FoxVectorEnv``: the learner plays ``seat`` in every env; observations
 are the learner's; autoreset is same-step (``AutoresetMode.SAME_STEP``): when an episode ends, the
@@ -7,8 +8,10 @@ returned observation and ``infos["action_mask"]`` belong to the next episode and
 observation is in ``infos["final_obs"]`` (rows flagged by ``infos["_final_obs"]``). An illegal
 action ends that env's episode with reward -1 and ``infos["illegal_action"]`` set for its row, or
 raises ``IllegalActionError`` (naming the row, nothing changed) with ``illegal_action="raise"``.
-The other seats play uniformly random legal actions inside the batched step, each row from its
-own stream: ``reset(seed=s)`` fixes every row's games, and no row depends on ``num_envs``.
+The other seats play inside the batched step: ``"random"`` a uniformly random legal action,
+``"heuristic"`` the move the game's heuristic (``fox_envs.agents``) chooses, ties among its best
+moves broken at random. Each row draws from its own streams: ``reset(seed=s)`` fixes every row's
+games, and no row depends on ``num_envs``.
 """
 from __future__ import annotations
 
@@ -21,18 +24,22 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from fox_envs.batch.env import BatchEnv
+from fox_envs.batch.env import BatchEnv, has_batched_heuristic
 from fox_envs.core.errors import InvalidParameterError
 from fox_envs.core.params import integer_in, short_repr
 from fox_envs.core.vector import vector_actions
+from fox_envs.vectors import BATCH_OPPONENTS, batch_opponent_names
 
-BATCH_OPPONENTS = ("random",)
+LEARNER, RANDOM, HEURISTIC = 0, 1, 2  # who plays a seat
 
 
-def plays_inside_batch(opponent: Any) -> bool:
-    """Whether the batched core can play ``opponent`` (a name or a list of names) in its step."""
-    specs = list(opponent) if isinstance(opponent, (list, tuple)) else [opponent]
-    return all(isinstance(spec, str) and spec in BATCH_OPPONENTS for spec in specs)
+def plays_inside_batch(opponent: Any, env_id: str | None = None) -> bool:
+    """Whether the batched core can play ``opponent`` (a name or a list of names) in its step
+    (for ``"heuristic"``: whether the batched kernels of ``env_id`` have the game's heuristic)."""
+    names = batch_opponent_names(opponent)
+    if names is None:
+        return False
+    return "heuristic" not in names or env_id is None or has_batched_heuristic(env_id)
 
 
 class _OutputSets:
@@ -75,9 +82,10 @@ class BatchVectorEnv(VectorEnv):
     def __init__(self, env_id: str, num_envs: int, opponent: Any = "random", seat: int = 0,
                  illegal_action: str = "end", max_moves: int | None = None, threads: int = 1,
                  render_mode: str | None = None, **params: Any) -> None:
-        if not plays_inside_batch(opponent):
+        if not plays_inside_batch(opponent, env_id):
             raise InvalidParameterError(
-                f"{env_id}: the batched vector env plays opponents {BATCH_OPPONENTS}; got {opponent!r} "
+                f"{env_id}: the batched vector env plays opponents {BATCH_OPPONENTS} (a name or one per other "
+                f"seat; 'heuristic' for games with a batched heuristic); got {short_repr(opponent)} "
                 "(FoxVectorEnv, e.g. gymnasium.make_vec(id, n, workers=2, opponent=...), plays any agent)")
         if render_mode is not None:
             raise InvalidParameterError(f"{env_id}: the batched vector env does not render; got render_mode={render_mode!r}")
@@ -91,6 +99,8 @@ class BatchVectorEnv(VectorEnv):
             raise InvalidParameterError(f"{env_id}: {len(opponent)} opponents given for {n - 1} other seats")
         self.env_id = env_id
         self.seat = int(seat)
+        self._seat_kinds = _seat_kinds(batch_opponent_names(opponent), self.seat, n)
+        self._playing = set(self._seat_kinds.tolist()) - {LEARNER}
         self.illegal_action = illegal_action
         self.num_envs = self.batch.num_envs
         self.single_observation_space = spaces.Box(0.0, 1.0, self.batch.observation_shape, dtype=np.float32)
@@ -164,15 +174,15 @@ class BatchVectorEnv(VectorEnv):
             out["done"] |= ended
 
     def _advance(self, out: dict, record: bool, started: np.ndarray) -> None:
-        """The other seats play (random legal actions) until the learner is to move in every row.
-        A game that ``started`` in this call and is truncated before the learner's first decision
-        means ``max_moves`` leaves the learner no move: that raises (the env then needs a reset)."""
+        """The other seats play until the learner is to move in every row. A game that
+        ``started`` in this call and is truncated before the learner's first decision means
+        ``max_moves`` leaves the learner no move: that raises (the env then needs a reset)."""
         batch = self.batch
         while True:
             waiting = batch.current_player != self.seat
             if not waiting.any():
                 return
-            batch._step(batch._random_actions_in(waiting), final_view=self.seat)
+            batch._step(self._opponent_actions(waiting), final_view=self.seat)
             starved = batch._arrays["trunc"] & started
             if starved.any():
                 self._needs_reset = True
@@ -181,6 +191,21 @@ class BatchVectorEnv(VectorEnv):
                     f"{self.seat}'s first decision (row {int(np.flatnonzero(starved)[0])}); allow more moves")
             if record:
                 self._record(out)
+
+    def _opponent_actions(self, waiting: np.ndarray) -> np.ndarray:
+        """The actions of the seats to move in the ``waiting`` rows (-1 in the others), each row
+        drawing its random choices from its own pick stream."""
+        batch, kinds, playing = self.batch, self._seat_kinds, self._playing
+        if playing == {RANDOM}:
+            return batch._random_actions_in(waiting)
+        if playing == {HEURISTIC}:
+            return batch._heuristic_actions_in(waiting)
+        kind = kinds[batch.current_player]
+        actions = batch._random_actions_in(waiting & (kind == RANDOM))
+        heuristic = waiting & (kind == HEURISTIC)
+        if heuristic.any():
+            actions = np.where(heuristic, batch._heuristic_actions_in(heuristic), actions)
+        return actions
 
     def _publish(self, out: dict) -> tuple[np.ndarray, np.ndarray]:
         np.copyto(out["obs"], self.batch.observation)
@@ -192,4 +217,15 @@ class BatchVectorEnv(VectorEnv):
         return self.batch.action_mask.copy()
 
     def close_extras(self, **kwargs: Any) -> None:
-        self.batch.close()
+        if hasattr(self, "batch"):  # a constructor that raised made none
+            self.batch.close()
+
+
+def _seat_kinds(names: list[str], seat: int, num_players: int) -> np.ndarray:
+    """Per seat, whether the learner, a random or a heuristic opponent plays it."""
+    others = [s for s in range(num_players) if s != seat]
+    specs = names if len(names) == len(others) else names * len(others)
+    kinds = np.full(num_players, LEARNER, np.int8)
+    for other, name in zip(others, specs):
+        kinds[other] = HEURISTIC if name == "heuristic" else RANDOM
+    return kinds
