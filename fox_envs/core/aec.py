@@ -25,6 +25,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
+from fox_envs.core import ending
 from fox_envs.core.errors import IllegalActionError, InvalidParameterError
 from fox_envs.core.game import Game, State, resolve_chance
 from fox_envs.core.params import integer_in, seed_value, short_repr
@@ -87,6 +88,7 @@ class FoxEnv(AECEnv):
         self.np_random, self.np_random_seed = seeding.np_random(None)
         self.game_state: State = self.game.new_initial_state()
         self.moves = 0
+        self.ending: str | None = None  # the status line of an ending outside the rules core
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -101,6 +103,7 @@ class FoxEnv(AECEnv):
         self.game_state = self.game.new_initial_state()
         resolve_chance(self.game_state, self.np_random)
         self.moves = 0
+        self.ending = None
         self.agents = self.possible_agents[:]
         self.rewards = {agent: 0.0 for agent in self.agents}
         self._cumulative_rewards = {agent: 0.0 for agent in self.agents}
@@ -137,6 +140,7 @@ class FoxEnv(AECEnv):
         elif self.moves >= self.max_moves:
             for name in self.agents:
                 self.truncations[name] = True
+            self.ending = ending.truncated(self.max_moves)
         self._select_after_move(agent)
         if self.render_mode == "human":
             self.render()
@@ -154,6 +158,7 @@ class FoxEnv(AECEnv):
         """End the game: -1 for the agent to move, 0 for the others (the wrapped ``env()``)."""
         offender = self.agent_selection
         self._cumulative_rewards[offender] = 0.0
+        self.ending = ending.illegal_move(self._seat[offender])
         # the message lists the offender's legal actions: with hidden information only it sees them
         public = str(error) if self.game.perfect_information else f"{offender} played an illegal action"
         for name in self.agents:
@@ -171,8 +176,8 @@ class FoxEnv(AECEnv):
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode= to env().")
             return None
         if self.render_mode == "rgb_array":
-            return self.game_state.render_rgb(self.render_viewer)
-        text = self.game_state.render_text(self.render_viewer)
+            return ending.board_picture(self.game_state, self.render_viewer, self.ending)
+        text = ending.board_text(self.game_state, self.render_viewer, self.ending)
         if self.render_mode == "human":
             print(text)
             return None

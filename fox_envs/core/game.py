@@ -126,14 +126,17 @@ class State:
         played: hidden parts are written ``?``. ``None`` (or a perfect-information game) sees all."""
         return self.action_to_string(action)
 
-    def render_rgb(self, viewer: int | None = None) -> np.ndarray:
+    def render_rgb(self, viewer: int | None = None, status: str | None = None) -> np.ndarray:
         """The picture of the board, (H, W, 3) uint8; hidden-information games show only what
-        ``viewer`` may know (``None``: everything), as ``render_text``."""
+        ``viewer`` may know (``None``: everything), as ``render_text``. ``status`` replaces the
+        status line drawn under the board (``fox_envs.core.ending``: a game that ended outside
+        the rules core)."""
         raise NotImplementedError
 
     def render_text(self, viewer: int | None = None) -> str:
         """The text board; hidden-information games show only what ``viewer`` may know
-        (``None``: everything)."""
+        (``None``: everything). Its last line is the status line: who is to move, or how the
+        game ended."""
         return str(self)
 
     def sample_determinisation(self, player: int, rng: np.random.Generator) -> "State":

@@ -22,6 +22,7 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from fox_envs.core import ending
 from fox_envs.core.errors import InvalidParameterError
 from fox_envs.core.game import CHANCE, TERMINAL, State, action_as_int, resolve_chance
 from fox_envs.core.params import integer_in, seed_value, short_repr
@@ -64,6 +65,7 @@ class FoxGymEnv(gymnasium.Env):
         self.state: State = self.game.new_initial_state()
         self.moves = 0
         self._done = True
+        self.ending: str | None = None  # the status line of an ending outside the rules core
 
     # ----- episode -------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -89,6 +91,7 @@ class FoxGymEnv(gymnasium.Env):
                 reset_fn(int(self.np_random.integers(2**31)))
         self.state = self.game.new_initial_state()
         self.moves = 0
+        self.ending = None
         self._done = True  # until the learner is to move
         if self._advance() == TERMINAL:
             return
@@ -109,12 +112,15 @@ class FoxGymEnv(gymnasium.Env):
             if self.illegal_action == "raise":
                 state.apply_action(value if action is None else action)  # raises with the full message
             self._done = True
+            self.ending = ending.illegal_move(self.seat)
             return -1.0, True, False, True
         state.apply_action(value)
         self.moves += 1
         terminated = self._advance() == TERMINAL
         truncated = not terminated and self.moves >= self.max_moves
         self._done = terminated or truncated
+        if truncated:
+            self.ending = ending.truncated(self.max_moves)
         reward = float(state.returns()[self.seat]) if terminated else 0.0
         if self.render_mode == "human":
             self.render()
@@ -164,9 +170,9 @@ class FoxGymEnv(gymnasium.Env):
     def render(self):
         """The learner's view (``seat``): hidden facts of the other seats are never shown."""
         if self.render_mode == "rgb_array":
-            return self.state.render_rgb(self.seat)
+            return ending.board_picture(self.state, self.seat, self.ending)
         if self.render_mode in ("ansi", "human"):
-            text = self.state.render_text(self.seat)
+            text = ending.board_text(self.state, self.seat, self.ending)
             if self.render_mode == "human":
                 print(text)
                 return None

@@ -369,7 +369,7 @@ class ByeByeMrFoxState(State):
         lines.append(self.status())
         return "\n".join(lines)
 
-    def render_rgb(self, viewer: int | None = None) -> np.ndarray:  # everything is public
+    def render_rgb(self, viewer: int | None = None, status: str | None = None) -> np.ndarray:  # all public
         from fox_envs.games.bye_bye_mr_fox_render import draw_board
 
-        return draw_board(self)
+        return draw_board(self, status)

@@ -40,7 +40,7 @@ def _picture(draw, centre: tuple[float, float], kind: int, covered: bool) -> Non
     render.centred_text(draw, centre, LABELS[kind], fill=text_colour, size=13)
 
 
-def draw_board(state: "ByeByeMrFoxState") -> np.ndarray:
+def draw_board(state: "ByeByeMrFoxState", status: str | None = None) -> np.ndarray:
     image, draw = render.canvas(SIZE, SIZE + 130)
     for s in range(6):  # sector wedges
         start = -90 + 60 * s - 30
@@ -75,7 +75,7 @@ def draw_board(state: "ByeByeMrFoxState") -> np.ndarray:
             x = x0 + 25 + 35 * k
             fill = EGG_COLOUR if k < state.nests[c] else (150, 115, 70)
             draw.ellipse((x - 11, y0 + 42, x + 11, y0 + 72), fill=fill, outline=render.DARK, width=1)
-    render.centred_text(draw, (SIZE / 2, SIZE + 108), state.status(), size=14)
+    render.centred_text(draw, (SIZE / 2, SIZE + 108), status or state.status(), size=14)
     down = ", ".join(f"{n} {LABELS[k]}" for k, n in enumerate(state.face_down))
     render.centred_text(draw, (SIZE / 2, SIZE + 124), f"face down: {down}", size=12)
     return render.to_array(image)

@@ -421,7 +421,7 @@ class OutfoxState(State):
         lines.append(self.status())
         return "\n".join(lines)
 
-    def render_rgb(self, viewer: int | None = None) -> np.ndarray:  # everything is public
+    def render_rgb(self, viewer: int | None = None, status: str | None = None) -> np.ndarray:  # all public
         from fox_envs.games.outfox_render import draw_state
 
-        return draw_state(self)
+        return draw_state(self, status)

@@ -43,7 +43,7 @@ def draw_piece(draw, centre: tuple[float, float], piece: int, size: float, outli
                        fill=fill, outline=outline, width=width)
 
 
-def draw_state(state: "OutfoxState") -> np.ndarray:
+def draw_state(state: "OutfoxState", status: str | None = None) -> np.ndarray:
     from fox_envs.games.outfox import COORDS, NEIGHBOURS, NUM_POINTS, NUM_TYPES, POINT_NAMES
 
     n = state.game.num_players
@@ -79,5 +79,5 @@ def draw_state(state: "OutfoxState") -> np.ndarray:
                 draw_piece(draw, (x, y + 10), t, 10, width=1)
                 x += 26
         y += 30
-    render.centred_text(draw, (WIDTH / 2, height - 18), state.status(), size=13)
+    render.centred_text(draw, (WIDTH / 2, height - 18), status or state.status(), size=13)
     return render.to_array(image)

@@ -651,10 +651,10 @@ class OutfoxedState(State):
     def __str__(self) -> str:
         return self.render_text(None)
 
-    def render_rgb(self, viewer: int | None = None) -> np.ndarray:
+    def render_rgb(self, viewer: int | None = None, status: str | None = None) -> np.ndarray:
         from fox_envs.games.outfoxed_render import rgb_picture
 
-        return rgb_picture(self, viewer)
+        return rgb_picture(self, viewer, status)
 
 
 _NAME_TO_ACTION = {name: i for i, name in enumerate(ACTION_NAMES)}

@@ -76,7 +76,7 @@ def text_board(state: OutfoxedState, viewer: int | None = None) -> str:
     return "\n".join(lines)
 
 
-def rgb_picture(state: OutfoxedState, viewer: int | None = None) -> np.ndarray:
+def rgb_picture(state: OutfoxedState, viewer: int | None = None, status: str | None = None) -> np.ndarray:
     """The table above the race track as ``viewer`` sees it (``None``: everything): a card is
     drawn in its effective colour; face-down cards have a thick dark border, and a small corner
     patch shows the true face of a face-up card re-chipped to another colour, or of a
@@ -111,6 +111,6 @@ def rgb_picture(state: OutfoxedState, viewer: int | None = None) -> np.ndarray:
         render.centred_text(draw, (45, y + lane_h / 2 - 3), COLOURS[colour], size=13)
         fx = 90 + state.foxes[colour] * step + (step - 6) / 2
         render.disc(draw, (fx, y + lane_h / 2 - 3), 12, fill=PALETTE[colour])
-    status = _status(state, viewer)
+    status = status or _status(state, viewer)
     render.centred_text(draw, (width / 2, height - 15), status, size=13)
     return render.to_array(image)

@@ -588,7 +588,7 @@ class OutwitState(State):
         lines.append(self.status())
         return "\n".join(lines)
 
-    def render_rgb(self, viewer: int | None = None) -> np.ndarray:  # everything is public
+    def render_rgb(self, viewer: int | None = None, status: str | None = None) -> np.ndarray:  # all public
         cell, margin = 48, 28
         width, height = NUM_COLUMNS * cell + 2 * margin, NUM_ROWS * cell + 2 * margin + 28
         image, draw = render.canvas(width, height)
@@ -616,6 +616,6 @@ class OutwitState(State):
         for column in range(NUM_COLUMNS):
             x = margin + column * cell + cell / 2
             render.centred_text(draw, (x, margin + NUM_ROWS * cell + margin / 2), COLUMNS[column])
-        status = f"{self.status()}   home: dark {self.home[0]}/9, light {self.home[1]}/9"
+        status = f"{status or self.status()}   home: dark {self.home[0]}/9, light {self.home[1]}/9"
         render.centred_text(draw, (width / 2, height - 16), status, size=14)
         return render.to_array(image)

@@ -292,7 +292,7 @@ class XCeterOState(State):
             lines.append(f"next: player_{self.current_player()} to {verb} {self.piece_label(piece)}")
         return "\n".join(lines)
 
-    def render_rgb(self, viewer: int | None = None) -> np.ndarray:  # everything is public
+    def render_rgb(self, viewer: int | None = None, status: str | None = None) -> np.ndarray:  # all public
         cell, margin = 80, 30
         size = 3 * cell + 2 * margin
         image, draw = render.canvas(size, size + 30)
@@ -313,6 +313,6 @@ class XCeterOState(State):
             render.centred_text(draw, (margin / 2, margin + (2 - row) * cell + cell / 2), str(row + 1))
         for col in range(3):
             render.centred_text(draw, (margin + col * cell + cell / 2, size - margin / 2), "abc"[col])
-        status = str(self).splitlines()[-1]
+        status = status or str(self).splitlines()[-1]
         render.centred_text(draw, (size / 2, size + 12), status, size=14)
         return render.to_array(image)
