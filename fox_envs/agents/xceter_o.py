@@ -12,19 +12,24 @@ class XCeterOHeuristic(SeededAgent):
     name = "heuristic"
 
     def act(self, state: XCeterOState, player: int) -> int:  # type: ignore[override]
+        return self.choose(self.best_actions(state, player))
+
+    def best_actions(self, state: XCeterOState, player: int) -> list[int]:
+        """The moves ``act`` chooses among: the first winning square alone, else every
+        best-scoring square."""
         best: list[int] = []
         best_score = None
         for action in state.legal_actions():
             after = state.clone()
             after.apply_action(action)
             if after.winner == player:
-                return action
+                return [action]
             score = self._score(after, player)
             if best_score is None or score > best_score:
                 best, best_score = [action], score
             elif score == best_score:
                 best.append(action)
-        return self.choose(best)
+        return best
 
     def _score(self, after: XCeterOState, player: int) -> float:
         if after.is_terminal():  # a repetition draw

@@ -208,3 +208,8 @@ class XCeterOKernels(GameKernels):
 
     def replay(self, i, history, common) -> None:
         replay_row(i, history, *self._arrays(), common, self.ordered)
+
+    def heuristic(self, lo, hi, out, common) -> None:
+        from fox_envs.batch.xceter_o_heuristic import heuristic_rows
+
+        heuristic_rows(lo, hi, out, *self._arrays(), common, self.ordered)
