@@ -52,6 +52,11 @@ class ByeByeMrFoxHeuristic(SeededAgent):
     name = "heuristic"
 
     def act(self, state: ByeByeMrFoxState, player: int) -> int:  # type: ignore[override]
+        return self.choose(self.best_actions(state, player))
+
+    def best_actions(self, state: ByeByeMrFoxState, player: int) -> list[int]:
+        """The moves ``act`` chooses among: the best-scoring places (scores within 1e-9 tie), or
+        the best nests to give the egg to."""
         legal = state.legal_actions()
         if state.phase == GIVE:
             return self._give(state, legal)
@@ -68,13 +73,13 @@ class ByeByeMrFoxHeuristic(SeededAgent):
                 best, best_score = [action], score
             elif abs(score - best_score) <= 1e-9:
                 best.append(action)
-        return self.choose(best)
+        return best
 
-    def _give(self, state: ByeByeMrFoxState, legal: list[int]) -> int:
-        """The emptiest nest; among equals the colour the fewest sectors feed."""
+    def _give(self, state: ByeByeMrFoxState, legal: list[int]) -> list[int]:
+        """The emptiest nests; among equals the colours the fewest sectors feed."""
         def key(action: int) -> tuple[int, int]:
             colour = action - GIVE_ACTION
             return (state.nests[colour], state.visible.count(colour))
 
         lowest = min(key(a) for a in legal)
-        return self.choose([a for a in legal if key(a) == lowest])
+        return [a for a in legal if key(a) == lowest]

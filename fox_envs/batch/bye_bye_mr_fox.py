@@ -407,3 +407,8 @@ class ByeByeMrFoxKernels(GameKernels):
 
     def replay(self, i, history, common) -> None:
         replay_row(i, history, self.st, common, self.start_state, self.start_obs, self.values, self.num_players)
+
+    def heuristic(self, lo, hi, out, common) -> None:
+        from fox_envs.batch.bye_bye_mr_fox_heuristic import heuristic_rows
+
+        heuristic_rows(lo, hi, out, self.st, common)
