@@ -29,6 +29,7 @@ import itertools
 import math
 import os
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -44,6 +45,7 @@ from fox_envs.evaluation.records import GameRecord
 from fox_envs.evaluation.stats import mean_interval, wilson_interval
 
 ROTATIONS = ("permutations", "cyclic")
+BACKENDS = ("process", "ray")
 
 
 # ----- seats and seeds -------------------------------------------------------------------------
@@ -266,14 +268,20 @@ def json_params(params: dict) -> str:
 # ----- evaluate --------------------------------------------------------------------------------
 def evaluate(env_id: str, agents: Sequence[Any], num_games: int = 100, seed: int = 0, workers: int = 1,
              params: dict | None = None, max_moves: int | None = None, rotation: str = "permutations",
-             keep_records: bool = False, progress: Callable[[int, int], None] | None = None) -> MatchResult:
+             keep_records: bool = False, progress: Callable[[int, int], None] | None = None,
+             backend: str = "process", ray_address: str | None = None) -> MatchResult:
     """Play ``num_games`` games of ``env_id`` between ``agents`` with seats rotated.
 
     ``agents``: one per seat (names/spec strings such as ``"heuristic"``, ``"mcts:simulations=200"``,
     ``"module:callable"``, a saved policy path, or picklable agent objects); a single agent plays
     every seat (self-play, or the whole team of a cooperative game). ``workers`` > 1 plays in
     that many spawned processes; the result is the same for any ``workers``. ``progress(done,
-    total)`` is called after each game. ``keep_records`` keeps every ``GameRecord``."""
+    total)`` is called after each game. ``keep_records`` keeps every ``GameRecord``.
+
+    ``backend="ray"`` plays the games as Ray tasks instead (at most ``workers`` at a time, on
+    every machine of the cluster; ``fox_envs/evaluation/ray_pool.py``), with the same result:
+    an existing ``ray.init`` is used, else Ray is started (or joined at ``ray_address``) and
+    shut down at the end."""
     params = dict(params or {})
     game = make_game(env_id, **params)
     specs = list(agents)
@@ -289,6 +297,8 @@ def evaluate(env_id: str, agents: Sequence[Any], num_games: int = 100, seed: int
         if integer_in(value, low) is None:
             raise InvalidParameterError(f"{name} must be an integer >= {low}, got {short_repr(value)}")
     num_games, seed, max_moves, workers = (integer_in(v, 0) for v in (num_games, seed, max_moves, workers))
+    if backend not in BACKENDS:
+        raise InvalidParameterError(f"unknown backend {short_repr(backend)}; allowed: {', '.join(BACKENDS)}")
     rotations = seat_rotations(len(specs), rotation)
     labels = unique_labels(specs)
     for spec in specs:  # fail fast, in this process, on a bad agent spec
@@ -297,7 +307,7 @@ def evaluate(env_id: str, agents: Sequence[Any], num_games: int = 100, seed: int
 
     outcomes: list[tuple[int, tuple[int, ...], GameRecord]] = []
     workers = min(workers, num_games)
-    if workers == 1:
+    if workers == 1 and backend == "process":
         _init_worker(*init_args)
         try:
             for index in range(num_games):
@@ -314,8 +324,14 @@ def evaluate(env_id: str, agents: Sequence[Any], num_games: int = 100, seed: int
             if progress:
                 progress(len(outcomes), num_games)
 
+        if backend == "ray":
+            from fox_envs.evaluation.ray_pool import run_on_ray
+
+            runner = partial(run_on_ray, address=ray_address)
+        else:
+            runner = run_parallel
         try:
-            run_parallel(_init_worker, init_args, _play_indexed, num_games, workers, chunk, collect)
+            runner(_init_worker, init_args, _play_indexed, num_games, workers, chunk, collect)
         except WorkerLostError as error:
             outcomes.sort(key=lambda item: item[0])
             error.partial = _aggregate(env_id, game, labels, specs, len(outcomes), seed, max_moves, rotation,

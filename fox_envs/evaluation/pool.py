@@ -14,6 +14,7 @@ task whose worker died). On the first failure every worker is stopped and the er
 from __future__ import annotations
 
 import multiprocessing
+import pickle
 import signal
 import traceback
 from collections import deque
@@ -58,15 +59,44 @@ def index_ranges(indices: Sequence[int]) -> str:
     return ", ".join(parts) or "none"
 
 
+def lost_games_error(message: str, in_flight: Sequence[int], unplayed: Sequence[int], done: int,
+                     count: int) -> WorkerLostError:
+    """The ``WorkerLostError`` of a run stopped with ``done`` of ``count`` games finished."""
+    return WorkerLostError(
+        f"{message}; {done} of {count} games finished, lost (cut short or waiting on a stopped "
+        f"worker): games {index_ranges(in_flight)}, not played: games {index_ranges(unplayed)}",
+        in_flight, unplayed)
+
+
+def raise_failure(kind: str, index: int | None, error: BaseException, text: str,
+                  lost: Callable[[str], WorkerLostError], where: str) -> None:
+    """Raise what a worker reported (``where`` names it, e.g. ``"worker process"``): an agent's
+    ``Exception`` ("error") as it is, with a note naming the game; ``SystemExit`` & co. ("exit")
+    and a failed start ("start") as ``lost(message)``. The worker's traceback is the cause."""
+    if kind == "error":
+        error.add_note(f"(raised in a {where} while playing game {index})")
+        raise error from RemoteTraceback(text)
+    if kind == "exit":
+        raise lost(f"an agent raised {type(error).__name__}({error}) in game {index}, ending its {where}") \
+            from RemoteTraceback(text)
+    raise lost(f"a {where} could not start: {type(error).__name__}: {error}") from RemoteTraceback(text)
+
+
+def portable(error: BaseException) -> BaseException:
+    """``error`` if it pickles, else a ``RuntimeError`` with its type and message."""
+    try:
+        pickle.dumps(error)
+        return error
+    except Exception:  # noqa: BLE001  (an exception that does not pickle)
+        return RuntimeError(f"{type(error).__name__}: {error}")
+
+
 def _send_failure(conn, kind: str, index: int | None, error: BaseException) -> None:
     text = traceback.format_exc()
     try:
-        conn.send((kind, index, error, text))
-    except Exception:  # noqa: BLE001  (an exception that does not pickle)
-        try:
-            conn.send((kind, index, RuntimeError(f"{type(error).__name__}: {error}"), text))
-        except Exception:  # noqa: BLE001  (the parent is gone)
-            pass
+        conn.send((kind, index, portable(error), text))
+    except Exception:  # noqa: BLE001  (the parent is gone)
+        pass
 
 
 def _worker_main(conn, init: Callable[..., None], init_args: tuple, play: Callable[[int], Any]) -> None:
@@ -140,12 +170,8 @@ def run_parallel(init: Callable[..., None], init_args: tuple, play: Callable[[in
                 pass
 
     def lost(message: str) -> WorkerLostError:
-        in_flight = [index for slot in slots for index in slot.assigned]
-        unplayed = [index for games in queue for index in games]
-        return WorkerLostError(
-            f"{message}; {done} of {count} games finished, lost (cut short or waiting on a stopped "
-            f"worker): games {index_ranges(in_flight)}, not played: games {index_ranges(unplayed)}",
-            in_flight, unplayed)
+        return lost_games_error(message, [index for slot in slots for index in slot.assigned],
+                                [index for games in queue for index in games], done, count)
 
     try:
         for _ in range(workers):
@@ -172,16 +198,10 @@ def run_parallel(init: Callable[..., None], init_args: tuple, play: Callable[[in
                         slot.assigned.discard(index)
                         done += 1
                         on_outcome(payload)
-                    elif kind == "error":
+                        continue
+                    if kind == "error":
                         slot.assigned.discard(index)
-                        payload.add_note(f"(raised in a worker process while playing game {index})")
-                        raise payload from RemoteTraceback(text)
-                    elif kind == "exit":
-                        raise lost(f"an agent raised {type(payload).__name__}({payload}) in game {index}, "
-                                   "ending its worker process") from RemoteTraceback(text)
-                    else:  # "start"
-                        raise lost(f"a worker process could not start: {type(payload).__name__}: {payload}") \
-                            from RemoteTraceback(text)
+                    raise_failure(kind, index, payload, text, lost, "worker process")
                 if slot.open and not slot.process.is_alive() and not slot.conn.poll():
                     slot.open = False
                 if not slot.open and slot.assigned:

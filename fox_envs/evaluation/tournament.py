@@ -157,8 +157,21 @@ def match_seed(seed: int, match_index: int) -> int:
 def round_robin(env_id: str, agents: Sequence[Any], games_per_match: int = 100, seed: int = 0,
                 workers: int = 1, params: dict | None = None, max_moves: int | None = None,
                 bootstrap: int = 200, rotation: str = "permutations",
-                progress: Callable[[int, int], None] | None = None) -> TournamentResult:
-    """Play the round robin described in the module doc and rate the agents."""
+                progress: Callable[[int, int], None] | None = None, backend: str = "process",
+                ray_address: str | None = None) -> TournamentResult:
+    """Play the round robin described in the module doc and rate the agents (``backend`` and
+    ``ray_address`` as for ``evaluate``; with ``"ray"`` one Ray session serves every match)."""
+    args = (env_id, agents, games_per_match, seed, workers, params, max_moves, bootstrap, rotation, progress, backend)
+    if backend == "ray":
+        from fox_envs.evaluation.ray_pool import ray_session
+
+        with ray_session(ray_address):
+            return _round_robin(*args)
+    return _round_robin(*args)
+
+
+def _round_robin(env_id, agents, games_per_match, seed, workers, params, max_moves, bootstrap, rotation, progress,
+                 backend) -> TournamentResult:
     game = make_game(env_id, **dict(params or {}))
     specs = list(agents)
     labels = unique_labels(specs)
@@ -176,7 +189,8 @@ def round_robin(env_id: str, agents: Sequence[Any], games_per_match: int = 100, 
         try:
             matches.append(evaluate(env_id, [specs[i] for i in group], games_per_match, match_seed(seed, m),
                                     workers, params=game.params, max_moves=max_moves, rotation=rotation,
-                                    keep_records=game.zero_sum, progress=callback))
+                                    keep_records=game.zero_sum, progress=callback,
+                                    backend=backend))
         except WorkerLostError as error:  # keep every finished game; say which were lost
             matches.append(error.partial)
             lost = [{"match": m, "agents": [labels[i] for i in group], "lost_games": error.partial.lost_games}]
