@@ -79,7 +79,13 @@ def _add_game_options(parser: argparse.ArgumentParser) -> None:
 def _add_match_options(parser: argparse.ArgumentParser, games: int) -> None:
     _add_game_options(parser)
     parser.add_argument("--games", type=int, default=games, help=f"games per match (default {games})")
-    parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="worker processes, or Ray tasks at a time with --backend ray (default 1)")
+    parser.add_argument("--backend", choices=("process", "ray"), default="process",
+                        help="play in local worker processes (default) or as Ray tasks (needs fox_envs[rllib])")
+    parser.add_argument("--address", default=None,
+                        help="with --backend ray: the Ray cluster to join, e.g. 10.0.0.1:6379 "
+                             "(default: RAY_ADDRESS, a cluster started here with 'ray start', else a new local Ray)")
     parser.add_argument("--seed", type=int, default=0, help="match seed (default 0)")
     parser.add_argument("--rotation", choices=("permutations", "cyclic"), default="permutations",
                         help="seat rotation: all n! seat orders (default) or the n cyclic shifts")
@@ -320,7 +326,7 @@ def cmd_arena(args) -> int:
     try:
         result = evaluate(args.env, args.agents, args.games, args.seed, args.workers, params=params,
                           max_moves=args.max_moves, rotation=args.rotation, keep_records=bool(args.record_dir),
-                          progress=progress)
+                          progress=progress, backend=args.backend, ray_address=args.address)
         code = 0
     except WorkerLostError as error:  # report and save the games that finished, then say what was lost
         result, code = error.partial, _report_lost(error)
@@ -334,7 +340,8 @@ def cmd_arena(args) -> int:
         for record in result.records:
             record.save(directory / f"game_{record.game_index:05d}.json")
         print(f"{len(result.records)} game records written to {directory}", file=sys.stderr)
-    print(f"elapsed {time.perf_counter() - start:.1f}s with {args.workers} worker(s)", file=sys.stderr)
+    print(f"elapsed {time.perf_counter() - start:.1f}s with {args.workers} worker(s)"
+          + (" on Ray" if args.backend == "ray" else ""), file=sys.stderr)
     return code
 
 
@@ -350,7 +357,8 @@ def cmd_tournament(args) -> int:
     try:
         result = round_robin(args.env, args.agents, args.games, args.seed, args.workers,
                              params=parse_params(args.param), max_moves=args.max_moves, bootstrap=args.bootstrap,
-                             rotation=args.rotation, progress=progress)
+                             rotation=args.rotation, progress=progress, backend=args.backend,
+                             ray_address=args.address)
         code = 0
     except WorkerLostError as error:  # report and save the games that finished, then say what was lost
         result, code = error.partial, _report_lost(error)
