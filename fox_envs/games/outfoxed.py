@@ -47,7 +47,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from itertools import combinations_with_replacement
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -629,16 +629,28 @@ class OutfoxedState(State):
         return new
 
     # ----- determinisation (search agents) -----------------------------------------------------
-    def sample_determinisation(self, player: int, rng: np.random.Generator) -> "OutfoxedState":
+    def sample_determinisation(self, player: int, rng: np.random.Generator,
+                               kept_log_prior: Sequence[float] | None = None,
+                               truth: Sequence[float] | None = None) -> "OutfoxedState":
         """A genuine state ``player`` cannot tell from this one (same information, observation and
         public history), with what it cannot know drawn with ``rng``: the opponent's scoring
         picks, the cards dealt to it every round (so the deck), the faces of its face-down cards
         and its pending special-turn card. The hidden parts of the history are rewritten and the
-        history is replayed from the start, so the result is legal. See ``_determinised_history``."""
+        history is replayed from the start, so the result is legal. See ``_determinised_history``.
+
+        An opponent model may bias the draw (both default to none): ``kept_log_prior``, 56 log
+        weights in ``MULTISETS`` order, is added to the log weight of every multiset the opponent
+        may keep (``-inf`` rules one out); ``truth[k]`` is the chance that an unseen face-down card
+        of the opponent is drawn with its declared colour (when the round's deck can still hold
+        one), ``k`` being how many cards of that colour the drawn multiset holds (4 values)."""
         if player not in (0, 1):
             raise ValueError(f"outfoxed_v0: player must be 0 or 1, got {player!r}")
+        if kept_log_prior is not None and len(kept_log_prior) != len(MULTISETS):
+            raise ValueError(f"outfoxed_v0: kept_log_prior needs {len(MULTISETS)} values, got {len(kept_log_prior)}")
+        if truth is not None and (len(truth) != 4 or not all(0.0 <= t <= 1.0 for t in truth)):
+            raise ValueError(f"outfoxed_v0: truth needs 4 probabilities in [0, 1], got {truth!r}")
         state = OutfoxedState(self.game)
-        for action in _determinised_history(self, player, rng):
+        for action in _determinised_history(self, player, rng, kept_log_prior, truth):
             state.apply_action(action)
         return state
 
@@ -748,11 +760,11 @@ def _round_facts(history: list[int], start: int, first: int, viewer: int) -> tup
 
 
 def _sample_kept(candidates: list[int], own_kept: list[int], rounds: list[_RoundFacts],
-                 rng: np.random.Generator) -> tuple[int, ...]:
+                 rng: np.random.Generator, log_prior: Sequence[float] | None = None) -> tuple[int, ...]:
     """One of ``candidates`` (MULTISETS indices) drawn with probability proportional to the
     chance of the viewer's dealt hands and of the opponent's seen cards given that the opponent
-    keeps it (uniform prior over multisets)."""
-    logs = [0.0] * len(candidates)
+    keeps it, times the prior (uniform unless ``log_prior`` is given)."""
+    logs = [0.0] * len(candidates) if log_prior is None else [float(log_prior[i]) for i in candidates]
     if rounds:
         factor = []  # factor[c][x]: log-likelihood of colour c's deals if the opponent keeps x
         for c in range(NUM_COLOURS):
@@ -763,9 +775,11 @@ def _sample_kept(candidates: list[int], own_kept: list[int], rounds: list[_Round
             factor.append(row)
         for i, index in enumerate(candidates):
             m = MULTISETS[index]
-            logs[i] = (factor[0][m[0]] + factor[1][m[1]] + factor[2][m[2]]
+            logs[i] += (factor[0][m[0]] + factor[1][m[1]] + factor[2][m[2]]
                        + factor[3][m[3]] + factor[4][m[4]] + factor[5][m[5]])
     top = max(logs)
+    if top == -math.inf:  # the prior rules out every candidate: fall back to the deals alone
+        return _sample_kept(candidates, own_kept, rounds, rng)
     weights = [math.exp(value - top) for value in logs]
     target = rng.random() * sum(weights)
     chosen = candidates[0]
@@ -778,7 +792,28 @@ def _sample_kept(candidates: list[int], own_kept: list[int], rounds: list[_Round
     return MULTISETS[chosen]
 
 
-def _determinised_history(state: OutfoxedState, viewer: int, rng: np.random.Generator) -> list[int]:
+def _unseen_faces(pool: list[int], count: int, declared: list[int], kept: tuple[int, ...],
+                  truth: Sequence[float] | None, rng: np.random.Generator) -> list[int]:
+    """``count`` cards drawn without replacement from ``pool``; the first ``len(declared)`` are
+    the faces of face-down cards declared as ``declared``: each is its declared colour with
+    chance ``truth[kept[colour]]`` when the pool still holds one, else a uniform draw."""
+    if truth is None:
+        return [pool[i] for i in rng.permutation(len(pool))[:count]]
+    pool = pool[:]
+    drawn = []
+    for j in range(count):
+        colour = declared[j] if j < len(declared) else -1
+        if colour >= 0 and colour in pool and rng.random() < truth[kept[colour]]:
+            pool.remove(colour)
+        else:
+            colour = pool.pop(int(rng.integers(len(pool))))
+        drawn.append(colour)
+    return drawn
+
+
+def _determinised_history(state: OutfoxedState, viewer: int, rng: np.random.Generator,
+                          kept_log_prior: Sequence[float] | None = None,
+                          truth: Sequence[float] | None = None) -> list[int]:
     """``state``'s history with every fact hidden from ``viewer`` redrawn with ``rng``.
 
     Kept: every public action, the viewer's own picks and deal outcomes, and the faces of the
@@ -787,7 +822,8 @@ def _determinised_history(state: OutfoxedState, viewer: int, rng: np.random.Gene
     ones the viewer cannot rule out, weighted by how likely they make the deals it saw), then
     per round the opponent's unseen cards without replacement from what the deck can still
     hold, its deal order, the faces of its face-down cards and its pending special-turn card
-    (colour and square). Only public facts, the viewer's own and ``rng`` decide the draw."""
+    (colour and square). Only public facts, the viewer's own, ``rng`` and the optional opponent
+    model (``kept_log_prior``, ``truth``: see ``sample_determinisation``) decide the draw."""
     history = state._history
     new = history[:]
     opp = 1 - viewer
@@ -821,7 +857,7 @@ def _determinised_history(state: OutfoxedState, viewer: int, rng: np.random.Gene
         if len(forbidden) < len(MULTISETS) - 1:
             banned.add(MULTISET_INDEX[tuple(own_kept)])
         candidates = [i for i in range(len(MULTISETS)) if i not in banned]
-    kept = _sample_kept(candidates, own_kept, rounds, rng)
+    kept = _sample_kept(candidates, own_kept, rounds, rng, kept_log_prior)
     cards = MULTISET_CARDS[MULTISET_INDEX[kept]]
     order = rng.permutation(3)
     base = 6 * len(forbidden) + 3 * opp
@@ -831,7 +867,8 @@ def _determinised_history(state: OutfoxedState, viewer: int, rng: np.random.Gene
         pool = [c for c in range(NUM_COLOURS)
                 for _ in range(CARDS_PER_COLOUR - own_kept[c] - kept[c] - facts.own[c] - facts.known[c])]
         unseen_count = len(facts.opp_deals) - len(facts.known_cards)
-        unseen = [pool[i] for i in rng.permutation(len(pool))[:unseen_count]]
+        declared = [(history[j] - PUT0) % 6 if history[j] < SHOW0 else -1 for j in facts.hidden]
+        unseen = _unseen_faces(pool, unseen_count, declared, kept, truth, rng)
         for j, colour in zip(facts.hidden, unseen):
             action = history[j]
             if action >= SHOW0:  # the pending special-turn card: colour and square unseen
