@@ -11,7 +11,8 @@ raises ``IllegalActionError`` (naming the row, nothing changed) with ``illegal_a
 The other seats play inside the batched step: ``"random"`` a uniformly random legal action,
 ``"heuristic"`` the move the game's heuristic (``fox_envs.agents``) chooses, ties among its best
 moves broken at random. Each row draws from its own streams: ``reset(seed=s)`` fixes every row's
-games, and no row depends on ``num_envs``.
+games, and no row depends on ``num_envs``. ``observation_layout`` (``"hwc"``, the default,
+``"chw"`` or ``"flat"``; ``fox_envs.core.layout``) shapes observations and final observations.
 """
 from __future__ import annotations
 
@@ -26,8 +27,9 @@ from gymnasium.vector.utils import batch_space
 
 from fox_envs.batch.env import BatchEnv, has_batched_heuristic
 from fox_envs.core.errors import InvalidParameterError
+from fox_envs.core.layout import make_layout, observation_box
 from fox_envs.core.params import integer_in, short_repr
-from fox_envs.core.vector import vector_actions
+from fox_envs.core.vector import MASK_IN_VECTORS, vector_actions
 from fox_envs.vectors import BATCH_OPPONENTS, batch_opponent_names
 
 LEARNER, RANDOM, HEURISTIC = 0, 1, 2  # who plays a seat
@@ -81,7 +83,10 @@ class BatchVectorEnv(VectorEnv):
 
     def __init__(self, env_id: str, num_envs: int, opponent: Any = "random", seat: int = 0,
                  illegal_action: str = "end", max_moves: int | None = None, threads: int = 1,
-                 render_mode: str | None = None, **params: Any) -> None:
+                 render_mode: str | None = None, observation_layout: str = "hwc",
+                 mask_in_observation: bool = False, **params: Any) -> None:
+        if mask_in_observation:
+            raise InvalidParameterError(MASK_IN_VECTORS)
         if not plays_inside_batch(opponent, env_id):
             raise InvalidParameterError(
                 f"{env_id}: the batched vector env plays opponents {BATCH_OPPONENTS} (a name or one per other "
@@ -102,12 +107,13 @@ class BatchVectorEnv(VectorEnv):
         self._seat_kinds = _seat_kinds(batch_opponent_names(opponent), self.seat, n)
         self._playing = set(self._seat_kinds.tolist()) - {LEARNER}
         self.illegal_action = illegal_action
+        self.layout = make_layout(observation_layout, self.batch.observation_shape, f"{env_id}: ")
         self.num_envs = self.batch.num_envs
-        self.single_observation_space = spaces.Box(0.0, 1.0, self.batch.observation_shape, dtype=np.float32)
+        self.single_observation_space = self.layout.space(observation_box(self.batch.observation_shape))
         self.single_action_space = spaces.Discrete(self.batch.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self._outputs = _OutputSets(self.num_envs, self.batch.observation_shape, self.batch.num_actions)
+        self._outputs = _OutputSets(self.num_envs, self.layout.shape, self.batch.num_actions)
         self._rows = np.arange(self.num_envs)
         self._needs_reset = True
         self.closed = False
@@ -144,7 +150,7 @@ class BatchVectorEnv(VectorEnv):
             out["done"][:] = illegal
             out["term"][:] = illegal
             out["reward"][illegal] = -1.0
-            out["final_obs"][illegal] = batch.observation[illegal]
+            self.layout.core_view(out["final_obs"])[illegal] = batch.observation[illegal]
         batch._step(values, final_view=self.seat)
         self._record(out)
         if illegal is not None:
@@ -170,7 +176,7 @@ class BatchVectorEnv(VectorEnv):
             out["reward"][ended] = rewards[ended, self.seat]
             out["term"][ended] = term[ended]
             out["trunc"][ended] = trunc[ended]
-            out["final_obs"][ended] = batch.final_observation[ended]
+            self.layout.core_view(out["final_obs"])[ended] = batch.final_observation[ended]
             out["done"] |= ended
 
     def _advance(self, out: dict, record: bool, started: np.ndarray) -> None:
@@ -208,7 +214,7 @@ class BatchVectorEnv(VectorEnv):
         return actions
 
     def _publish(self, out: dict) -> tuple[np.ndarray, np.ndarray]:
-        np.copyto(out["obs"], self.batch.observation)
+        np.copyto(self.layout.core_view(out["obs"]), self.batch.observation)
         np.copyto(out["mask"], self.batch.action_mask, casting="unsafe")
         return out["obs"], out["mask"]
 

@@ -13,6 +13,12 @@ know. In perfect-information games every view is the whole board.
 After an illegal action in the wrapped ``env()``, only the offender's info holds the error text
 (it lists the offender's legal actions); in hidden-information games the others' infos say only
 who played an illegal action.
+
+``observation_layout`` (``"hwc"``, the default, ``"chw"`` or ``"flat"``; see
+``fox_envs.core.layout``) shapes the ``"observation"`` part of every observation, its space, and
+``state()``. ``state()`` / ``state_space`` are PettingZoo's global state for centralised
+critics: the rules core's ``state_tensor()``, the full position whoever asks (hidden facts
+included: never give it to an agent of a hidden-information game as its observation).
 """
 from __future__ import annotations
 
@@ -28,6 +34,7 @@ from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable,
 from fox_envs.core import ending
 from fox_envs.core.errors import IllegalActionError, InvalidParameterError
 from fox_envs.core.game import Game, State, resolve_chance
+from fox_envs.core.layout import ObservationLayout, make_layout, observation_box
 from fox_envs.core.params import integer_in, seed_value, short_repr
 from fox_envs.core.registry import make_game
 
@@ -47,10 +54,11 @@ class FoxEnv(AECEnv):
         cls.metadata = {**FoxEnv.metadata, "name": cls.game_id}
 
     def __init__(self, /, render_mode: str | None = None, max_moves: int | None = None,
-                 render_viewer: int | str | None = None, **params: Any) -> None:
+                 render_viewer: int | str | None = None, observation_layout: str = "hwc", **params: Any) -> None:
         """``render_viewer``: whose view ``render()`` shows; ``None`` (default) shows
         EVERYTHING, the hidden facts of hidden-information games included; a seat or an agent
-        name shows only what that player may know (see the module doc)."""
+        name shows only what that player may know (see the module doc). ``observation_layout``:
+        ``"hwc"`` (default), ``"chw"`` or ``"flat"``, for observations and ``state()``."""
         super().__init__()
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise InvalidParameterError(
@@ -58,6 +66,10 @@ class FoxEnv(AECEnv):
             )
         self.game: Game = make_game(self.game_id, **params)
         n = self.game.num_players
+        where = f"{self.game_id}: "
+        self.layout: ObservationLayout = make_layout(observation_layout, self.game.observation_shape, where)
+        self.state_layout: ObservationLayout = make_layout(observation_layout, self.game.state_shape, where)
+        self.state_space: spaces.Box = self.state_layout.space(observation_box(self.game.state_shape))
         if isinstance(render_viewer, str) and render_viewer in (f"player_{i}" for i in range(n)):
             render_viewer = int(render_viewer[len("player_"):])
         elif render_viewer is not None:
@@ -79,7 +91,7 @@ class FoxEnv(AECEnv):
         self._seat = {agent: i for i, agent in enumerate(self.possible_agents)}
         self.observation_spaces = {
             agent: spaces.Dict({
-                "observation": spaces.Box(0.0, 1.0, self.game.observation_shape, dtype=np.float32),
+                "observation": self.layout.space(observation_box(self.game.observation_shape)),
                 "action_mask": spaces.Box(0, 1, (self.game.num_actions,), dtype=np.int8),
             })
             for agent in self.possible_agents
@@ -119,7 +131,15 @@ class FoxEnv(AECEnv):
             mask = state.legal_actions_mask()
         else:
             mask = np.zeros(self.game.num_actions, dtype=np.int8)
-        return {"observation": state.observation_tensor(seat), "action_mask": mask}
+        observation = state.observation_tensor(seat)
+        if self.layout.changes:
+            observation = self.layout.apply(observation)
+        return {"observation": observation, "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        """PettingZoo's global state: the full-information tensor of the position
+        (``State.state_tensor``, in ``state_space``), the same whoever asks."""
+        return self.state_layout.apply(self.game_state.state_tensor())
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection

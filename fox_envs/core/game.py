@@ -7,7 +7,8 @@ A game module subclasses both and implements only its rules:
 * ``State``: ``current_player``, ``_legal_actions`` (sorted list; chance outcomes at a chance
   node), ``_apply_action`` (called only with a legal action), ``chance_outcomes``, ``returns``,
   ``observation_tensor``, ``action_to_string``, ``__str__``, ``render_rgb`` and ``_full_key``
-  (every fact that defines the position, used for equality).
+  (every fact that defines the position, used for equality). A hidden-information game also
+  implements ``state_tensor`` (with ``Game.state_shape``) and ``sample_determinisation``.
 
 A game may override ``apply_action`` as one fused validate-and-apply method for speed (X-Ceter-O
 does); it must keep the contract: the same ``IllegalActionError`` messages, the state untouched
@@ -54,6 +55,12 @@ class Game:
 
     def new_initial_state(self) -> "State":
         raise NotImplementedError
+
+    @property
+    def state_shape(self) -> tuple[int, ...]:
+        """The shape of ``State.state_tensor()``: the observation shape, unless the game's full
+        state holds more than one player's observation (hidden-information games override it)."""
+        return self.observation_shape
 
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and other.params == self.params  # type: ignore[attr-defined]
@@ -113,6 +120,15 @@ class State:
     def observation_tensor(self, player: int) -> np.ndarray:
         raise NotImplementedError
 
+    def state_tensor(self) -> np.ndarray:
+        """The full-information tensor of the position (float32, ``game.state_shape``), the same
+        whoever asks: PettingZoo's global ``state()`` for centralised critics. In a
+        perfect-information game every player knows everything, so it is ``player_0``'s
+        observation; a hidden-information game overrides it to hold the hidden facts."""
+        if not self.game.perfect_information:
+            raise NotImplementedError(f"{self.game.name} must implement state_tensor")
+        return self.observation_tensor(0)
+
     def write_observation(self, player: int, out: np.ndarray) -> None:
         """Write ``observation_tensor(player)`` into ``out`` (float32, the observation shape);
         a game may override it to fill ``out`` directly, without a temporary array."""
@@ -125,6 +141,12 @@ class State:
         """The notation of ``action`` (about to be applied here) as ``viewer`` sees it being
         played: hidden parts are written ``?``. ``None`` (or a perfect-information game) sees all."""
         return self.action_to_string(action)
+
+    def describe_effects(self, before: "State", viewer: int | None) -> list[str]:
+        """Lines telling ``viewer`` what the last action (``before`` -> this state) revealed or
+        set off beyond its own notation (cards turned up, pieces moving at a round end), only as
+        far as ``viewer`` may see it (``None``: everything). Default: nothing to add."""
+        return []
 
     def render_rgb(self, viewer: int | None = None, status: str | None = None) -> np.ndarray:
         """The picture of the board, (H, W, 3) uint8; hidden-information games show only what

@@ -6,6 +6,12 @@ of those per other seat). Observations are the Box part of the AEC observation; 
 mask is in ``info["action_mask"]`` and ``action_masks()`` (the sb3-contrib MaskablePPO
 convention). Chance nodes are resolved with the env's seeded ``np_random``.
 
+``observation_layout`` (``"hwc"``, the default, ``"chw"`` or ``"flat"``; ``fox_envs.core.layout``)
+shapes observations and the observation space. With ``mask_in_observation=True`` every
+observation is ``{"observation": <the Box part>, "action_mask": <int8 mask>}`` in
+``Dict({"observation": Box, "action_mask": MultiBinary(num_actions)})``, for learners that read
+the mask from the observation; the mask is the one in ``info["action_mask"]``.
+
 ``max_moves`` counts every player decision (the opponents' too); reaching it truncates the
 episode after the learner's step (``truncated=True``, reward 0). A ``max_moves`` used up by the
 other seats before the learner's first decision would give an episode with no step, which
@@ -25,6 +31,7 @@ from gymnasium import spaces
 from fox_envs.core import ending
 from fox_envs.core.errors import InvalidParameterError
 from fox_envs.core.game import CHANCE, TERMINAL, State, action_as_int, resolve_chance
+from fox_envs.core.layout import make_layout, masked_observation_space, observation_box
 from fox_envs.core.params import integer_in, seed_value, short_repr
 from fox_envs.core.registry import make_game
 
@@ -35,7 +42,8 @@ class FoxGymEnv(gymnasium.Env):
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
 
     def __init__(self, env_id: str, opponent: Any = "random", seat: int = 0, illegal_action: str = "end",
-                 render_mode: str | None = None, max_moves: int | None = None, **params: Any) -> None:
+                 render_mode: str | None = None, max_moves: int | None = None, observation_layout: str = "hwc",
+                 mask_in_observation: bool = False, **params: Any) -> None:
         from fox_envs.agents.registry import make_agent
 
         self.env_id = env_id
@@ -51,6 +59,11 @@ class FoxGymEnv(gymnasium.Env):
             max_moves = self.game.max_moves_default
         if integer_in(max_moves, 1) is None:
             raise InvalidParameterError(f"{env_id}: bad max_moves {short_repr(max_moves)}; allowed: an integer >= 1")
+        self.layout = make_layout(observation_layout, self.game.observation_shape, f"{env_id}: ")
+        if not isinstance(mask_in_observation, (bool, np.bool_)):
+            raise InvalidParameterError(
+                f"{env_id}: bad mask_in_observation {short_repr(mask_in_observation)}; allowed: True, False")
+        self.mask_in_observation = bool(mask_in_observation)
         self.seat = integer_in(seat, 0)
         self.max_moves = integer_in(max_moves, 1)
         self.illegal_action = illegal_action
@@ -60,7 +73,9 @@ class FoxGymEnv(gymnasium.Env):
         if len(specs) != len(others):
             raise InvalidParameterError(f"{env_id}: {len(specs)} opponents given for {len(others)} other seats")
         self.opponents = {s: make_agent(spec, env_id) for s, spec in zip(others, specs)}
-        self.observation_space = spaces.Box(0.0, 1.0, self.game.observation_shape, dtype=np.float32)
+        self.observation_space = self.layout.space(observation_box(self.game.observation_shape))
+        if self.mask_in_observation:
+            self.observation_space = masked_observation_space(self.observation_space, self.game.num_actions)
         self.action_space = spaces.Discrete(self.game.num_actions)
         self.state: State = self.game.new_initial_state()
         self.moves = 0
@@ -70,7 +85,8 @@ class FoxGymEnv(gymnasium.Env):
     # ----- episode -------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         self._start(seed)
-        return self._observation(), self._info()
+        info = self._info()
+        return self._observation(info["action_mask"]), info
 
     def step(self, action: Any):
         value = action if type(action) is int else action_as_int(action)
@@ -78,7 +94,7 @@ class FoxGymEnv(gymnasium.Env):
         info = self._info()
         if illegal:
             info["illegal_action"] = True
-        return self._observation(), reward, terminated, truncated, info
+        return self._observation(info["action_mask"]), reward, terminated, truncated, info
 
     # The two halves below are what ``reset`` / ``step`` do before building the observation and
     # info; FoxVectorEnv calls them directly and writes observations and masks into its buffers.
@@ -140,12 +156,19 @@ class FoxGymEnv(gymnasium.Env):
             state.apply_action(self.opponents[player].act(state, player))
             self.moves += 1
 
-    def _observation(self) -> np.ndarray:
-        return self.state.observation_tensor(self.seat)
+    def _observation(self, mask: np.ndarray) -> np.ndarray | dict[str, np.ndarray]:
+        """The learner's observation in the layout (a dict with ``mask`` when the mask is in it)."""
+        observation = self.state.observation_tensor(self.seat)
+        if self.layout.changes:
+            observation = self.layout.apply(observation)
+        if self.mask_in_observation:
+            return {"observation": observation, "action_mask": mask.copy()}
+        return observation
 
     def _write_observation(self, out: np.ndarray) -> None:
-        """Write the learner's observation into ``out`` (a row of a vector env's batch)."""
-        self.state.write_observation(self.seat, out)
+        """Write the learner's observation (the Box part) into ``out``, a row of a vector env's
+        batch in the layout."""
+        self.state.write_observation(self.seat, self.layout.core_view(out))
 
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self._mask()}

@@ -59,6 +59,9 @@ from fox_envs.core.params import integer_in, short_repr
 RING = 2  # sets of returned arrays used in turn
 NOT_COPYABLE = ("a FoxVectorEnv cannot be copied or pickled: it owns worker processes, pipes and shared "
                 "memory; make another FoxVectorEnv with the same arguments instead")
+MASK_IN_VECTORS = ("mask_in_observation=True is for single envs and Gymnasium's own vector envs: "
+                   "gymnasium.make_vec(id, n, vectorization_mode='sync', mask_in_observation=True); this vector "
+                   "env gives the masks in infos['action_mask'] and action_masks()")
 CUT_SHORT = ("the last reset() or step() did not finish (an error, Ctrl-C or a dead worker): "
              "call reset() (it starts the workers again if needed)")
 
@@ -284,7 +287,8 @@ def _send_error(pipe, error: BaseException) -> None:
 class FoxVectorEnv(VectorEnv):
     """``num_envs`` copies of ``gymnasium.make(gym_id, **kwargs)`` (a fox_envs Gymnasium id such
     as ``"fox_envs/Outwit-v0"``), stepped by ``workers`` processes, this one included (0 or 1:
-    only this one; 2 on a 2-core machine).
+    only this one; 2 on a 2-core machine). ``observation_layout`` (a view argument) shapes the
+    observations, final observations included.
 
     ``reset(seed=s)`` seeds env ``i`` with ``s + i`` (``seed`` may also be a list of
     ``num_envs`` ints or Nones). ``step(actions)`` takes ``num_envs`` integers; an illegal action
@@ -305,6 +309,8 @@ class FoxVectorEnv(VectorEnv):
     def __init__(self, gym_id: str, num_envs: int, workers: int = 0, context: str | None = None,
                  spin: float = 0.0005, **kwargs: Any) -> None:
         self.closed = True  # until every worker is up (close() is then a no-op)
+        if kwargs.get("mask_in_observation"):
+            raise InvalidParameterError(MASK_IN_VECTORS)
         if integer_in(num_envs, 1) is None:
             raise InvalidParameterError(f"bad num_envs {short_repr(num_envs)}; allowed: an integer >= 1")
         num_envs = integer_in(num_envs, 1)

@@ -164,6 +164,14 @@ O_PENDING = 260  # 18: my own special-turn card chosen but not yet shown: (s-1)*
 O_STATS = 278  # 8: squashed x/(x+10): for me then the opponent: cards called true, called lies, calls made, call chances
 OBS_SIZE = 286
 
+# ----- full-information state (State.state_tensor: flat float32, everything in [0, 1]) -------
+S_OBS = 0  # 2 * 286: player_0's observation, then player_1's (hands, kept cards, own faces)
+S_CARDS = 2 * OBS_SIZE  # the table cards of this round in the order put, one slot each:
+C_SQUARE, C_OWNER, C_FACE, C_COLOUR, C_UP = 0, 3, 4, 10, 16  # square (3), owner is player_1 (1),
+CARD_FEATURES = 17  # true face (6), effective colour (6), face up (1); an empty slot is all zero
+MAX_TABLE_CARDS = TURNS_PER_ROUND + 2  # 18 put in turns, 2 shown on the special turn
+STATE_SIZE = S_CARDS + MAX_TABLE_CARDS * CARD_FEATURES
+
 TABLE_SCALE = 1.0 / 20.0
 
 
@@ -213,6 +221,7 @@ class OutfoxedGame(Game):
     PARAMS = {"max_rounds": Param(20, int_range(1, 10_000), "an integer 1..10000")}
     zero_sum = True
     perfect_information = False  # search agents use OutfoxedState.sample_determinisation
+    state_shape = (STATE_SIZE,)  # OutfoxedState.state_tensor
 
     def _setup(self) -> None:
         self.num_players = 2
@@ -553,6 +562,21 @@ class OutfoxedState(State):
                 base += 1
         return np.array(obs, dtype=np.float32)
 
+    def state_tensor(self) -> np.ndarray:
+        """Both players' observations, then every table card with its true face (which of them
+        are lies): all the hidden facts, the same whoever asks (layout at ``S_OBS`` above)."""
+        state = np.zeros(STATE_SIZE, dtype=np.float32)
+        state[S_OBS:S_OBS + OBS_SIZE] = self.observation_tensor(0)
+        state[S_OBS + OBS_SIZE:S_CARDS] = self.observation_tensor(1)
+        slots = state[S_CARDS:].reshape(MAX_TABLE_CARDS, CARD_FEATURES)
+        for slot, (square, owner, face, _declared, chip, up) in zip(slots, self.cards):
+            slot[C_SQUARE + square - 1] = 1.0
+            slot[C_OWNER] = owner
+            slot[C_FACE + face] = 1.0
+            slot[C_COLOUR + chip] = 1.0
+            slot[C_UP] = up
+        return state
+
     # ----- notation ----------------------------------------------------------------------------
     def action_to_string(self, action: int) -> str:
         if self.phase == DEAL and 0 <= action < 6:
@@ -662,6 +686,12 @@ class OutfoxedState(State):
 
     def __str__(self) -> str:
         return self.render_text(None)
+
+    def describe_effects(self, before: "OutfoxedState", viewer: int | None) -> list[str]:
+        """A call's result, chips, the special turn, the round's movement (``outfoxed_events``)."""
+        from fox_envs.games.outfoxed_events import effects
+
+        return effects(before, self, viewer)
 
     def render_rgb(self, viewer: int | None = None, status: str | None = None) -> np.ndarray:
         from fox_envs.games.outfoxed_render import rgb_picture
