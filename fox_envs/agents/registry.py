@@ -2,7 +2,8 @@
 
 A spec is one of:
 
-* a built-in name: ``random``, ``heuristic`` (the game's heuristic), ``mcts``; options after a
+* a built-in name: ``random``, ``heuristic`` (the game's heuristic), ``mcts``, ``ismcts``
+  (Outfoxed only: ``fox_envs/agents/outfoxed_ismcts.py``); options after a
   colon as ``key=value`` pairs separated by commas: ``mcts:simulations=400,c=1.0,rollout=heuristic``
   (values are read as int, float, true/false, else text);
 * ``module:callable``: a factory called as ``factory(env_id=..., seed=..., **kwargs)``;
@@ -34,7 +35,7 @@ from fox_envs.core.errors import InvalidParameterError
 from fox_envs.core.params import short_repr
 from fox_envs.core.registry import entry, load_object
 
-AGENT_NAMES = ("random", "heuristic", "mcts")
+AGENT_NAMES = ("random", "heuristic", "mcts", "ismcts")
 POLICY_FORMAT = "fox_envs.policy/1"
 POLICY_SUFFIXES = (".json", ".npz", ".pkl")
 
@@ -78,6 +79,11 @@ def make_agent(spec: Any, env_id: str, seed: int | None = None, **kwargs: Any):
                 return RandomAgent(seed)
             if name == "heuristic":
                 return load_object(entry(env_id).heuristic)(seed=seed, **options)
+            if name == "ismcts":
+                from fox_envs.agents.outfoxed_ismcts import make_ismcts
+
+                entry(env_id)
+                return make_ismcts(env_id=env_id, seed=seed, **options)
             from fox_envs.agents.mcts import make_mcts
 
             entry(env_id)
