@@ -4,8 +4,9 @@
    legal turn.
 2. Otherwise avoid turns after which the next player has a winning turn (checked exactly: every
    placement of every type the next player holds, with every slide).
-3. Among the safe turns prefer the one that keeps the most options: the most legal placement
-   points afterwards. Ties are broken with the seeded ``rng``.
+3. Among the safe turns prefer the ones that keep the most options: the most legal placement
+   points afterwards. Ties among the actions rated best are broken uniformly with the seeded
+   ``rng`` (``best_actions`` lists them).
 
 The slide decision re-plans the rest of the turn with the same rules, so no memory is needed.
 """
@@ -86,28 +87,28 @@ class OutfoxHeuristic(SeededAgent):
     name = "heuristic"
 
     def act(self, state: OutfoxState, player: int) -> int:  # type: ignore[override]
-        legal = state.legal_actions()
+        return self.choose(self.best_actions(state, player))
+
+    def best_actions(self, state: OutfoxState, player: int) -> list[int]:
+        """The actions this heuristic rates best (sorted; ``act`` picks one uniformly):
+
+        * on the placement-only first turn, every legal action;
+        * else the first decision of every turn that wins now, if there is one;
+        * else the first decision of every safe turn that keeps the most legal placement points
+          afterwards. Turns are taken in groups of equal options, most options first; a group
+          is checked only while fewer than ``MAX_SAFETY_CHECKS`` turns come before it;
+        * when no checked turn is safe, the first decision of every turn with the most options.
+        """
         if state.turns == 0:  # the placement-only first turn: no line is possible yet
-            return self.choose(legal)
+            return state.legal_actions()
         board = state.board[:]
-        n = state.game.num_players
-        nxt = (player + 1) % n
-        hand = state.hands[player]
+        nxt = (player + 1) % state.game.num_players
         next_hand = state.hands[nxt]
-        if state.phase == SLIDE:
-            placed = state.placed
-            turns = [(-1, placed, f, t) for f, t in slides(board, placed)]
-        else:
-            turns = []
-            points = legal_points(board)
-            for p in points:
-                board[p] = BLOCK
-                moves = slides(board, p)
-                board[p] = -1
-                for t in range(NUM_TYPES):
-                    if hand[t]:
-                        turns.extend((t, p, f, to) for f, to in moves)
-        scored = []
+        turns = self._turns(state, board, player)
+        winning = set()
+        by_options: dict[int, list[tuple[int, int, int, int]]] = {}
+        options_after: dict[tuple[int, int, int], int] = {}  # legal points after a move: occupancy only
+        next_has_pieces = any(next_hand)
         for turn in turns:
             t, p, f, to = turn
             if t >= 0:
@@ -115,30 +116,61 @@ class OutfoxHeuristic(SeededAgent):
             piece = board[f]
             board[f] = -1
             board[to] = piece
-            if line_through(board, p) or line_through(board, to) or not any(next_hand) or not any_legal_point(board):
-                board[to] = -1
-                board[f] = piece
-                if t >= 0:
-                    board[p] = -1
-                return self._action(state, turn)
-            options = len(legal_points(board))
-            scored.append((options, float(self.rng.random()), turn))
+            options = options_after.get((p, f, to))
+            if options is None:
+                options = options_after[p, f, to] = len(legal_points(board))
+            if line_through(board, p) or line_through(board, to) or not next_has_pieces or not options:
+                winning.add(self._action(state, turn))
+            elif not winning:
+                by_options.setdefault(options, []).append(turn)
             board[to] = -1
             board[f] = piece
             if t >= 0:
                 board[p] = -1
-        scored.sort(reverse=True)
+        if winning:
+            return sorted(winning)
         mask = sum(1 << t for t in range(NUM_TYPES) if next_hand[t])
-        for _, _, turn in scored[:MAX_SAFETY_CHECKS]:
-            t, p, f, to = turn
-            if t >= 0:
-                board[p] = t
-            safe = slide_is_safe(board, f, to, mask)
-            if t >= 0:
-                board[p] = -1
+        groups = [by_options[options] for options in sorted(by_options, reverse=True)]
+        before = 0
+        for group in groups:
+            if before >= MAX_SAFETY_CHECKS:
+                break
+            safe: set[int] = set()
+            for turn in group:
+                action = self._action(state, turn)
+                if action not in safe and self._turn_is_safe(board, turn, mask):
+                    safe.add(action)
             if safe:
-                return self._action(state, turn)
-        return self._action(state, scored[0][2])
+                return sorted(safe)
+            before += len(group)
+        return sorted({self._action(state, turn) for turn in groups[0]})
+
+    @staticmethod
+    def _turns(state: OutfoxState, board: list[int], player: int) -> list[tuple[int, int, int, int]]:
+        """Every (type placed or -1, point placed, slide from, slide to) that completes the turn."""
+        if state.phase == SLIDE:
+            return [(-1, state.placed, f, t) for f, t in slides(board, state.placed)]
+        hand = state.hands[player]
+        turns = []
+        for p in legal_points(board):
+            board[p] = BLOCK
+            moves = slides(board, p)
+            board[p] = -1
+            for t in range(NUM_TYPES):
+                if hand[t]:
+                    turns.extend((t, p, f, to) for f, to in moves)
+        return turns
+
+    @staticmethod
+    def _turn_is_safe(board: list[int], turn: tuple[int, int, int, int], hand_mask: int) -> bool:
+        """Whether the next seat (holding ``hand_mask``) has no winning turn after ``turn``."""
+        t, p, f, to = turn
+        if t >= 0:
+            board[p] = t
+        safe = slide_is_safe(board, f, to, hand_mask)
+        if t >= 0:
+            board[p] = -1
+        return safe
 
     @staticmethod
     def _action(state: OutfoxState, turn: tuple[int, int, int, int]) -> int:

@@ -423,3 +423,17 @@ class OutfoxKernels(GameKernels):
 
     def replay(self, i, history, common) -> None:
         replay_row(i, history, *self._arrays(), common, self.start_hands, self.n, self.scale)
+
+    def heuristic(self, lo, hi, out, common) -> None:
+        from fox_envs.batch.outfox_heuristic import heuristic_rows  # compiled only when used
+
+        heuristic_rows(lo, hi, out, *self._heuristic_arrays(), common, self.n)
+
+    def best_moves(self, i: int, common) -> list[int]:
+        """The heuristic's best actions of row ``i`` (increasing; empty for a finished game)."""
+        from fox_envs.batch.outfox_heuristic import best_moves_row
+
+        return best_moves_row(i, *self._heuristic_arrays(), common, self.n).tolist()
+
+    def _heuristic_arrays(self) -> tuple:
+        return self.board, self.occ, self.hands, self.phase, self.placed, self.turns
