@@ -14,8 +14,9 @@ simple and puts the knowledge in the belief and in the rollouts:
   (``state.sample_determinisation(player, rng, kept_log_prior, truth)``: only the player's own
   information and the model decide it) is played on from every candidate action by the
   heuristic in both seats (so the opponent calls, declares and chips as the model says) with
-  the same rollout seed for every candidate (common random numbers), to the end of the game or,
-  with ``horizon="round"``, to the end of the round, valued ``tanh(score difference / 6)``.
+  the same rollout seed for every candidate (common random numbers), to the end of the round
+  (``horizon="round"``, the default), valued ``tanh(score difference / 6)`` (or the game's
+  return if it ended), or with ``horizon="game"`` to the end of the game.
 * **Candidates**: the ``candidates`` best actions by the heuristic's own scores (all of them for
   a call, a chip or a show with few options). The heuristic's choice is played unless another
   candidate's mean return beats it by more than ``anchor`` standard errors of the paired
@@ -112,7 +113,7 @@ class OutfoxedISMCTS(SeededAgent):
     name = "ismcts"
 
     def __init__(self, seed: int | None = None, simulations: int = 12, candidates: int = 6,
-                 anchor: float = 1.0, horizon: str = "game") -> None:
+                 anchor: float = 1.0, horizon: str = "round") -> None:
         for key, value in (("simulations", simulations), ("candidates", candidates)):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise InvalidParameterError(f"ismcts: {key} must be an integer >= 1, got {value!r}")
