@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 
 def truncated(max_moves: int) -> str:
     """The status line of a game stopped after ``max_moves`` player decisions (reward 0 each)."""
-    return f"game over: truncated after {max_moves} player moves (max_moves), no result"
+    moves = "move" if max_moves == 1 else "moves"
+    return f"game over: truncated after {max_moves} player {moves} (max_moves), no result"
 
 
 def illegal_move(player: int) -> str:
