@@ -16,13 +16,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from fox_envs.core.errors import IllegalActionError
-from fox_envs.core.game import CHANCE, TERMINAL, sample_chance
+from fox_envs.core import ending
+from fox_envs.core.game import CHANCE
 from fox_envs.core.registry import ENV_IDS, entry, make_game
 from fox_envs.evaluation.pool import WorkerLostError
-
-HUMAN = "human"
-
 
 # ----- helpers ---------------------------------------------------------------------------------
 def parse_params(items: Sequence[str] | None) -> dict[str, Any]:
@@ -105,6 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="one agent per seat, comma separated: human, random, heuristic, mcts:..., module:callable "
                         "(default: human in seat 0, heuristic elsewhere)")
     p.add_argument("--seed", type=int, default=None, help="seed for chance and the agents (default: random)")
+    p.add_argument("--plain", action="store_true",
+                   help="print boards one after another (default on a terminal: redraw the screen)")
     _add_game_options(p)
 
     p = sub.add_parser("arena", help="a match between agents with seats rotated")
@@ -207,113 +206,11 @@ def cmd_list(args) -> int:
 
 
 # ----- play ----------------------------------------------------------------------------------------
-def _ask_human(state, player: int, out) -> int | None:
-    """Read a legal move for ``player`` from stdin (notation or list number); None on EOF/quit."""
-    legal = state.legal_actions()
-    names = [state.action_to_string(a) for a in legal]
-
-    def show_moves() -> None:
-        print(f"legal moves for player_{player} (type the move or its number; 'help', 'board', 'quit'):", file=out)
-        items = [f"{i + 1:>3}) {name}" for i, name in enumerate(names)]
-        width = max(len(item) for item in items) + 2
-        per_line = max(1, 80 // width)
-        for start in range(0, len(items), per_line):
-            print("".join(item.ljust(width) for item in items[start:start + per_line]).rstrip(), file=out)
-
-    print(state.render_text(viewer=player), file=out)
-    show_moves()
-    while True:
-        print(f"player_{player}> ", end="", file=out, flush=True)
-        line = sys.stdin.readline()
-        if not line:
-            print("\nend of input: game abandoned", file=out)
-            return None
-        text = line.strip()
-        if not text:
-            print("please type a move (or 'help')", file=out)
-            continue
-        lowered = text.lower()
-        if lowered in ("quit", "exit", "q"):
-            print("game abandoned", file=out)
-            return None
-        if lowered in ("help", "?", "moves"):
-            show_moves()
-            continue
-        if lowered == "board":
-            print(state.render_text(viewer=player), file=out)
-            continue
-        if text in names:
-            return legal[names.index(text)]
-        folded = [i for i, name in enumerate(names) if name.lower() == lowered]
-        if len(folded) == 1:
-            return legal[folded[0]]
-        if text.isdigit():
-            number = int(text)
-            if 1 <= number <= len(legal):
-                return legal[number - 1]
-            print(f"no move number {number}: choose 1..{len(legal)}", file=out)
-            continue
-        try:
-            state.string_to_action(text)  # well-formed (else IllegalActionError below) but not legal now
-            print(f"{text!r} is not legal now; legal moves: {', '.join(names[:12])}"
-                  f"{' ...' if len(names) > 12 else ''}", file=out)
-        except IllegalActionError:
-            print(f"{text!r} is not a move of {state.game.name}; type one of: {', '.join(names[:12])}"
-                  f"{' ...' if len(names) > 12 else ''} (or its number, or 'help')", file=out)
-
-
 def cmd_play(args) -> int:
-    from fox_envs.agents.registry import make_agent
-    from fox_envs.evaluation.match import checked_action
+    from fox_envs.play import play
 
-    out = sys.stdout
-    game = make_game(args.env, **parse_params(args.param))
-    n = game.num_players
-    seats = [s.strip() for s in args.seats.split(",")] if args.seats else [HUMAN] + ["heuristic"] * (n - 1)
-    if len(seats) != n:
-        raise ValueError(f"{args.env} with these params has {n} seats: give {n} comma-separated --seats, got {len(seats)}")
-    seed = args.seed if args.seed is not None else int(np.random.SeedSequence().generate_state(1)[0])
-    children = np.random.SeedSequence(seed).spawn(n + 1)
-    rng = np.random.default_rng(children[0])
-    agents = [None if spec == HUMAN else make_agent(spec, args.env, seed=int(children[k + 1].generate_state(1)[0]))
-              for k, spec in enumerate(seats)]
-    humans = [k for k, spec in enumerate(seats) if spec == HUMAN]
-    viewer = humans[0] if len(humans) == 1 else None
-    public = game.perfect_information  # with hidden information only the boards are shown
-    max_moves = args.max_moves if args.max_moves is not None else game.max_moves_default
-    print(f"{args.env} {json.dumps(game.params, sort_keys=True)}, seed {seed}: "
-          + ", ".join(f"player_{k} = {spec}" for k, spec in enumerate(seats)), file=out)
-    state = game.new_initial_state()
-    decisions = 0
-    while True:
-        player = state.current_player()
-        if player == TERMINAL:
-            break
-        if player == CHANCE:
-            action = sample_chance(state, rng)
-            shown = state.action_to_string_for(action, None if public else viewer)
-            if "?" not in shown:
-                print(f"chance: {shown}", file=out)
-            state.apply_action(action)
-            continue
-        if decisions >= max_moves:
-            print(f"max_moves ({max_moves}) reached: the game is truncated (a draw)", file=out)
-            break
-        if agents[player] is None:
-            action = _ask_human(state, player, out)
-            if action is None:
-                return 1
-            print(f"player_{player} plays {state.action_to_string(action)}", file=out)
-        else:
-            action = checked_action(state, agents[player].act(state, player), f"agent {seats[player]!r} in seat {player}")
-            shown = state.action_to_string_for(action, None if public else viewer)
-            print(f"player_{player} ({seats[player]}) plays {shown}", file=out)
-        state.apply_action(action)
-        decisions += 1
-    print(state.render_text(viewer=None if state.is_terminal() else viewer), file=out)
-    returns = state.returns() if state.is_terminal() else np.zeros(n)
-    print("result: " + ", ".join(f"player_{k} ({seats[k]}) {r:+g}" for k, r in enumerate(returns)), file=out)
-    return 0
+    return play(args.env, args.seats, seed=args.seed, params=parse_params(args.param), max_moves=args.max_moves,
+                redraw=False if args.plain else None)
 
 
 # ----- arena / tournament --------------------------------------------------------------------------
@@ -396,7 +293,7 @@ def cmd_replay(args) -> int:
                       f"{before.action_to_string(record.history[index - 1])}")
             if state.is_chance_node():
                 continue
-            print(state.render_text())
+            print(ending.board_text(state, None, _record_ending(record, index == len(states) - 1)))
             if args.step and index < len(states) - 1:
                 print("[Enter: next board]", end="", flush=True)
                 if not sys.stdin.readline():
@@ -411,10 +308,17 @@ def cmd_replay(args) -> int:
     if args.gif:
         from PIL import Image
 
-        frames = [Image.fromarray(states[i].render_rgb()) for i in shown or [len(states) - 1]]
+        last = len(states) - 1
+        frames = [Image.fromarray(ending.board_picture(states[i], None, _record_ending(record, i == last)))
+                  for i in shown or [last]]
         frames[0].save(args.gif, save_all=True, append_images=frames[1:], duration=args.duration, loop=0)
         print(f"{len(frames)} frames written to {args.gif}", file=sys.stderr)
     return 0
+
+
+def _record_ending(record, last: bool) -> str | None:
+    """The status line of a recorded game truncated at max_moves, for its last board."""
+    return ending.truncated(record.max_moves) if last and record.truncated and record.max_moves else None
 
 
 # ----- bench ---------------------------------------------------------------------------------------

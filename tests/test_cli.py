@@ -126,44 +126,6 @@ def test_tournament_writes_json_and_csv(capsys, tmp_path):
         assert "matplotlib is not installed" in err
 
 
-PLAY_SCRIPT = "zz\n99\n\nhelp\nboard\n" + "1\n" * 300
-
-
-def test_play_validates_input_and_finishes(capsys, monkeypatch):
-    code, out, _ = run(["play", "xceter_o_v0", "--seats", "human,heuristic", "--seed", "3"], capsys,
-                       PLAY_SCRIPT, monkeypatch)
-    assert code == 0
-    assert "'zz' is not a move of xceter_o_v0" in out
-    assert "no move number 99: choose 1..9" in out
-    assert "please type a move" in out
-    assert "legal moves for player_0" in out
-    assert "result: player_0 (human)" in out
-
-
-def test_play_rejects_an_occupied_square_and_accepts_notation(capsys, monkeypatch):
-    code, out, _ = run(["play", "xceter_o_v0", "--seats", "heuristic,human", "--seed", "0"], capsys,
-                       "", monkeypatch)
-    assert code == 1 and "end of input" in out  # EOF at the first prompt: no crash
-    first = out.split("player_0 (heuristic) plays ")[1].split()[0]
-    script = f"{first}\nB2\n" if first != "b2" else f"{first}\na1\n"
-    code, out, _ = run(["play", "xceter_o_v0", "--seats", "heuristic,human", "--seed", "0"], capsys,
-                       script, monkeypatch)
-    assert f"'{first}' is not legal now" in out
-    assert "player_1 plays " + ("b2" if first != "b2" else "a1") in out  # case-folded notation accepted
-    assert code == 1 and "end of input" in out
-
-
-@pytest.mark.parametrize("env_id", fox_envs.ENV_IDS)
-def test_a_person_can_play_every_game(env_id, capsys, monkeypatch):
-    n = make_game(env_id).num_players
-    seats = ",".join(["human"] + ["heuristic"] * (n - 1))
-    code, out, _ = run(["play", env_id, "--seats", seats, "--seed", "1"], capsys,
-                       "nonsense move\n0\n" + "1\n" * 3000, monkeypatch)
-    assert code == 0, out[-2000:]
-    assert "is not a move of" in out and "no move number 0" in out
-    assert "result: player_0 (human)" in out
-
-
 def test_play_quit_and_bad_arguments(capsys, monkeypatch):
     code, out, _ = run(["play", "xceter_o_v0", "--seats", "human,random"], capsys, "quit\n", monkeypatch)
     assert code == 1 and "game abandoned" in out
