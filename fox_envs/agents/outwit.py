@@ -130,9 +130,14 @@ class OutwitHeuristic(SeededAgent):
     name = "heuristic"
 
     def act(self, state: OutwitState, player: int) -> int:  # type: ignore[override]
+        return self.choose(self.best_actions(state, player))
+
+    def best_actions(self, state: OutwitState, player: int) -> list[int]:
+        """The moves ``act`` chooses among: a lone pass, the first move bringing the ninth chip
+        home, else every best-scoring move (scores within 1e-9 tie)."""
         legal = state.legal_actions()
         if legal == [PASS]:
-            return PASS
+            return [PASS]
         board = state.board[:]
         own = state.squares[player][:]
         theirs = state.squares[1 - player]
@@ -152,7 +157,7 @@ class OutwitHeuristic(SeededAgent):
             origin, target = divmod(action, NUM_SQUARES)
             entering = corner[target] and not corner[origin]
             if entering and home + 1 == 9:
-                return action
+                return [action]
             index = own.index(origin)
             board[target], board[origin] = board[origin], 0
             own[index] = target
@@ -171,4 +176,4 @@ class OutwitHeuristic(SeededAgent):
                 best, best_score = [action], score
             elif abs(score - best_score) <= 1e-9:
                 best.append(action)
-        return self.choose(best)
+        return best

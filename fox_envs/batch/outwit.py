@@ -660,3 +660,8 @@ class OutwitKernels(GameKernels):
 
     def replay(self, i, history, common) -> None:
         replay_row(i, history, *self._arrays(), common, self.scale)
+
+    def heuristic(self, lo, hi, out, common) -> None:
+        from fox_envs.batch.outwit_heuristic import heuristic_rows
+
+        heuristic_rows(lo, hi, out, self.chips, self.slot, self.occ, self.home, self.key, common)

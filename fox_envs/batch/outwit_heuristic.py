@@ -1,0 +1,239 @@
+"""Outwit heuristic as batched kernels: the rules of ``fox_envs.agents.outwit.OutwitHeuristic``.
+
+For the player ``p`` to move (a lone pass is played as it is):
+
+1. a move bringing the ninth chip home wins: the lowest such action is played;
+2. else every legal move is scored by the position it leaves: ``LOSS`` if the opponent can then
+   complete its corner with one move, else the race value of ``p``'s chips minus half the
+   opponent's (``side_score``: chips home by depth, chips outside by distance, with a bonus for a
+   free lane into the corner in one move, or for a regular chip in two), minus ``REPEAT`` (ten
+   times for a third occurrence) when the position has occurred before (the row's repetition
+   table), minus ``OWN_REPEAT`` per earlier position reached by ``p``'s own moves with the same
+   arrangement of ``p``'s chips (read from the row's history, walked back from the current
+   chips; Zobrist keys of one side's chips).
+
+Scores are multiples of 0.5, so the agent's 1e-9 tolerance makes exactly the equal ones tied;
+one is drawn uniformly from the row's pick stream. Occupancy is the row's two bit words with the
+move applied in registers; nothing of the row is written.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from fox_envs.agents.outwit import (DEPTH, DEPTH_TABLE, DISTANCE, DISTANCE_TABLE, HOME, LANE, LANE2, LOSS,
+                                    OPPONENT_WEIGHT, OWN_REPEAT, REPEAT)
+from fox_envs.batch._heuristic_rows import pick_tied, seen_count
+from fox_envs.batch._rows import borrowed
+from fox_envs.batch.outwit import CORNER, LIGHT_KEY, NUM_SQUARES, PASS, RAY_LENGTH, RAYS, Z_POWER, Z_REGULAR
+
+DISTANCES = np.array(DISTANCE_TABLE, np.float64)  # [player, square]
+DEPTHS = np.array(DEPTH_TABLE, np.float64)
+ONE = np.uint64(1)
+TOLERANCE = 1e-9
+
+
+@njit(cache=True, inline="always")
+def _occupied(o0: np.uint64, o1: np.uint64, s: int) -> bool:
+    if s < 64:
+        return (o0 >> np.uint64(s)) & ONE != np.uint64(0)
+    return (o1 >> np.uint64(s - 64)) & ONE != np.uint64(0)
+
+
+@njit(cache=True, inline="always")
+def _toggled(o0: np.uint64, o1: np.uint64, s: int):
+    """The occupancy words with square ``s`` flipped."""
+    if s < 64:
+        return o0 ^ (ONE << np.uint64(s)), o1
+    return o0, o1 ^ (ONE << np.uint64(s - 64))
+
+
+@njit(cache=True, inline="always")
+def _slide_end(o0, o1, p: int, s: int, d: int) -> int:
+    """Where a regular chip of ``p`` on ``s`` sliding in direction ``d`` stops (-1: blocked at once)."""
+    last = -1
+    for k in range(RAY_LENGTH[p, s, d]):
+        t = np.int64(RAYS[p, s, d, k])
+        if _occupied(o0, o1, t):
+            break
+        last = t
+    return last
+
+
+@njit(cache=True)
+def _can_enter(o0, o1, p: int, s: int, power: bool) -> bool:
+    """Whether the chip of ``p`` on ``s`` (outside its corner) can reach the corner in one move."""
+    if power:
+        for d in range(8):
+            for k in range(RAY_LENGTH[p, s, d]):
+                t = np.int64(RAYS[p, s, d, k])
+                if _occupied(o0, o1, t):
+                    break
+                if CORNER[p, t]:
+                    return True
+        return False
+    for d in range(4):
+        last = _slide_end(o0, o1, p, s, d)
+        if last >= 0 and CORNER[p, last]:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _enters_in_two(o0, o1, p: int, s: int) -> bool:
+    """Whether the regular chip of ``p`` on ``s`` reaches its corner in two slides (others still)."""
+    o0, o1 = _toggled(o0, o1, s)
+    for d in range(4):
+        last = _slide_end(o0, o1, p, s, d)
+        if last >= 0 and _can_enter(o0, o1, p, last, False):
+            return True
+    return False
+
+
+@njit(cache=True)
+def _side_score(o0, o1, chips, i: int, p: int, moved: int, moved_to: int) -> float:
+    """The agent's ``side_score`` of ``p``'s chips (chip ``moved`` standing on ``moved_to``)."""
+    score = 0.0
+    for c in range(9):
+        s = moved_to if c == moved else np.int64(chips[i, p, c])
+        if CORNER[p, s]:
+            score += HOME + DEPTH * DEPTHS[p, s]
+        else:
+            score -= DISTANCE * DISTANCES[p, s]
+            if _can_enter(o0, o1, p, s, c == 0):
+                score += LANE
+            elif c > 0 and _enters_in_two(o0, o1, p, s):
+                score += LANE2
+    return score
+
+
+@njit(cache=True, inline="always")
+def _wins_next(o0, o1, chips, i: int, q: int, home_q: int) -> bool:
+    """Whether ``q`` (``home_q`` chips home) can complete its corner with one move."""
+    if home_q < 8:
+        return False
+    for c in range(9):
+        s = np.int64(chips[i, q, c])
+        if not CORNER[q, s] and _can_enter(o0, o1, q, s, c == 0):
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")
+def _arrangement(chips, i: int, p: int) -> np.uint64:
+    """The Zobrist key of ``p``'s chips alone (power chip and regular chips)."""
+    key = Z_POWER[p, chips[i, p, 0]]
+    for c in range(1, 9):
+        key ^= Z_REGULAR[p, chips[i, p, c]]
+    return key
+
+
+@njit(cache=True, inline="always")
+def _own_arrangements(i: int, p: int, chips, hist, hlen, out) -> int:
+    """The Zobrist keys of ``p``'s chips in every position of the game reached by ``p``'s own
+    moves (and the start position, for player_1, whose opponent is to move there), into ``out``;
+    returns how many. The game is walked back from the current chips through the history."""
+    power = np.int64(chips[i, p, 0])
+    arrangement = _arrangement(chips, i, p)
+    m = 0
+    for k in range(hlen[i] - 1, -1, -1):  # here: the position after ply k
+        if k % 2 != p:
+            continue
+        out[m] = arrangement
+        m += 1
+        a = np.int64(hist[i, k])
+        if a != PASS:
+            origin, target = a // NUM_SQUARES, a % NUM_SQUARES
+            if target == power:
+                arrangement ^= Z_POWER[p, target] ^ Z_POWER[p, origin]
+                power = origin
+            else:
+                arrangement ^= Z_REGULAR[p, target] ^ Z_REGULAR[p, origin]
+    if p == 1:
+        out[m] = arrangement
+        m += 1
+    return m
+
+
+@njit(cache=True)
+def _best_moves(i, p, chips, slot, occ, home, key, rep_keys, rep_counts, hist, hlen, legal, nlegal, own, best) -> int:
+    """Fill ``best`` with the heuristic's best actions for row ``i``; returns how many."""
+    count = nlegal[i]
+    if count == 1 and legal[i, 0] == PASS:
+        best[0] = PASS
+        return 1
+    if home[i, p] == 8:
+        win = -1
+        for k in range(count):
+            a = np.int64(legal[i, k])
+            if CORNER[p, a % NUM_SQUARES] and not CORNER[p, a // NUM_SQUARES] and (win < 0 or a < win):
+                win = a
+        if win >= 0:
+            best[0] = win
+            return 1
+    q = 1 - p
+    mine = _own_arrangements(i, p, chips, hist, hlen, own)
+    current = _arrangement(chips, i, p)
+    n = 0
+    best_score = 0.0
+    for k in range(count):
+        a = np.int64(legal[i, k])
+        origin, target = a // NUM_SQUARES, a % NUM_SQUARES
+        c = np.int64(slot[i, origin])
+        o0, o1 = _toggled(occ[i, 0], occ[i, 1], origin)
+        o0, o1 = _toggled(o0, o1, target)
+        if _wins_next(o0, o1, chips, i, q, home[i, q]):
+            score = LOSS
+        else:
+            score = _side_score(o0, o1, chips, i, p, c, target) - OPPONENT_WEIGHT * _side_score(o0, o1, chips, i, q,
+                                                                                               -1, -1)
+            z = Z_POWER[p] if c == 0 else Z_REGULAR[p]
+            delta = z[origin] ^ z[target]
+            position = key[i] ^ delta
+            if q == 1:
+                position ^= LIGHT_KEY
+            seen = seen_count(rep_keys, rep_counts, i, position)
+            if seen:
+                score -= REPEAT * (10 if seen >= 2 else 1)
+            arrangement = current ^ delta
+            repeats = 0
+            for j in range(mine):
+                repeats += own[j] == arrangement
+            score -= OWN_REPEAT * repeats
+        if n == 0 or score > best_score + TOLERANCE:
+            best_score = score
+            best[0] = a
+            n = 1
+        elif abs(score - best_score) <= TOLERANCE:
+            best[n] = a
+            n += 1
+    return n
+
+
+@njit(cache=True, nogil=True)
+def heuristic_rows(lo, hi, out, chips, slot, occ, home, key, common) -> None:
+    """``out[i]``: the heuristic's move for every row of ``[lo, hi)`` (-1 for a finished game)."""
+    common = borrowed(common)
+    player, streams, hist, hlen = common[2], common[8], common[9], common[10]
+    legal, nlegal, rep_keys, rep_counts = common[13], common[14], common[15], common[16]
+    out, chips, slot, occ, home, key = borrowed((out, chips, slot, occ, home, key))
+    best = np.empty(legal.shape[1], np.int64)
+    own = np.empty(hist.shape[1] // 2 + 2, np.uint64)
+    for i in range(lo, hi):
+        p = player[i]
+        if p < 0:
+            out[i] = -1
+            continue
+        n = _best_moves(i, p, chips, slot, occ, home, key, rep_keys, rep_counts, hist, hlen, legal, nlegal, own, best)
+        out[i] = pick_tied(streams, i, best, n)
+
+
+@njit(cache=True)
+def best_moves_of_row(i, chips, slot, occ, home, key, common) -> np.ndarray:
+    """Every move the heuristic considers best in row ``i`` (tests compare it with the agent's)."""
+    hist, legal = common[9], common[13]
+    best = np.empty(legal.shape[1], np.int64)
+    own = np.empty(hist.shape[1] // 2 + 2, np.uint64)
+    n = _best_moves(i, common[2][i], chips, slot, occ, home, key, common[15], common[16], hist, common[10], legal,
+                    common[14], own, best)
+    return best[:n].copy()
