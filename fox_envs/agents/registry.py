@@ -3,7 +3,8 @@
 A spec is one of:
 
 * a built-in name: ``random``, ``heuristic`` (the game's heuristic), ``mcts``, ``ismcts``
-  (Outfoxed only: ``fox_envs/agents/outfoxed_ismcts.py``); options after a
+  (Outfoxed only: ``fox_envs/agents/outfoxed_ismcts.py``), ``perfect`` (X-Ceter-O only: exact
+  play from ``fox_envs/agents/xceter_o_solver.py``); options after a
   colon as ``key=value`` pairs separated by commas: ``mcts:simulations=400,c=1.0,rollout=heuristic``
   (values are read as int, float, true/false, else text);
 * ``module:callable``: a factory called as ``factory(env_id=..., seed=..., **kwargs)``;
@@ -35,7 +36,7 @@ from fox_envs.core.errors import InvalidParameterError
 from fox_envs.core.params import short_repr
 from fox_envs.core.registry import entry, load_object
 
-AGENT_NAMES = ("random", "heuristic", "mcts", "ismcts")
+AGENT_NAMES = ("random", "heuristic", "mcts", "ismcts", "perfect")
 POLICY_FORMAT = "fox_envs.policy/1"
 POLICY_SUFFIXES = (".json", ".npz", ".pkl")
 
@@ -79,6 +80,10 @@ def make_agent(spec: Any, env_id: str, seed: int | None = None, **kwargs: Any):
                 return RandomAgent(seed)
             if name == "heuristic":
                 return load_object(entry(env_id).heuristic)(seed=seed, **options)
+            if name == "perfect":
+                from fox_envs.agents.xceter_o_solver import make_perfect
+
+                return make_perfect(env_id=env_id, seed=seed, **options)
             if name == "ismcts":
                 from fox_envs.agents.outfoxed_ismcts import make_ismcts
 
