@@ -6,8 +6,8 @@
 (``fox_envs.move_steps``): the piece, then the point; the card, then the square, then the
 declared colour. ``help``, ``moves``, ``back``, ``board``, ``rules`` and ``quit`` are commands.
 
-The board is redrawn above every prompt (on a terminal the screen is cleared and the latest
-moves listed under the board). What an action sets off beyond its notation (an Outfoxed call's
+The board is redrawn above every prompt (on a terminal the screen is cleared, the latest moves
+listed, then the board). What an action sets off beyond its notation (an Outfoxed call's
 result, the special turn, the round's movement) is told as it happens, only as the viewing
 player may see it: with one person at the table that is its view, hidden facts of the other
 seats are never shown. The last board says how the game ended.
@@ -48,9 +48,9 @@ def parse_seats(seats: str | Sequence[str] | None, num_players: int, env_id: str
 
 
 class Screen:
-    """Where the game is shown. ``redraw``: clear the screen and draw the header, the board and
-    the latest moves before each prompt (a terminal); otherwise lines and boards are printed in
-    order (a pipe or a file)."""
+    """Where the game is shown. ``redraw``: clear the screen and draw the header, the latest
+    moves and the board before each prompt (a terminal); otherwise lines and boards are printed
+    in order (a pipe or a file)."""
 
     def __init__(self, out: TextIO, redraw: bool, header: str) -> None:
         self.out, self.redraw, self.header = out, redraw, header

@@ -28,16 +28,6 @@ def illegal_move(player: int) -> str:
     return f"game over: player_{player} made an illegal move and loses (-1, the others 0)"
 
 
-def ending_line(state: "State", ending: str | None = None) -> str | None:
-    """How the game ended: ``ending`` (truncation, illegal move) if given, else a terminal
-    state's own status line; ``None`` while the game goes on."""
-    if ending is not None:
-        return ending
-    if state.is_terminal():
-        return state.render_text(None).splitlines()[-1]
-    return None
-
-
 def board_text(state: "State", viewer: int | None = None, ending: str | None = None) -> str:
     """``state.render_text(viewer)`` with its status line (the last line) replaced by ``ending``
     when the game ended outside the rules core."""
