@@ -70,3 +70,44 @@ def assert_ties_spread(env_id: str, state: State, rows: int = 600, seed: int = 0
     counts = Counter(env.heuristic_actions().tolist())
     assert set(counts) == set(best), (counts, best)
     assert min(counts.values()) >= rows / len(best) / 2, (counts, best)
+
+
+def play_against_python(env_id: str, games: int, seed: int, batch_seats, **params) -> tuple[np.ndarray, np.ndarray]:
+    """``games`` games, one per row: in row ``i`` the batched heuristic plays the seats
+    ``batch_seats(i)``, the Python heuristic the others (each core reference follows the row).
+    Returns the final returns ``[games, num_players]`` and the flags of rows truncated at
+    ``max_moves``."""
+    env = fox_envs.batch.make(env_id, games, seed=seed, auto_reset=False, **params)
+    agent = make_agent("heuristic", env_id, seed=seed)
+    refs = [fresh_reference(env, i) for i in range(games)]
+    seats = [set(batch_seats(i)) for i in range(games)]
+    returns = np.zeros((games, env.num_players))
+    truncated = np.zeros(games, np.bool_)
+    hist, hlen = env._arrays["hist"], env._arrays["hlen"]
+    while (env.current_player >= 0).any():
+        actions = env.heuristic_actions()
+        for i, ref in enumerate(refs):
+            player = int(env.current_player[i])
+            if player >= 0 and player not in seats[i]:
+                actions[i] = agent.act(ref, player)
+        _, term, trunc = env.step(actions)
+        for i, ref in enumerate(refs):
+            if actions[i] < 0:
+                continue
+            ref.apply_action(int(actions[i]))
+            if term[i] or trunc[i]:
+                final = env.final_core_state(i)
+                apply_tail(ref, final.history()[len(ref.history()):])
+                assert ref.is_terminal() == bool(term[i])
+                returns[i] = env._arrays["rewards"][i]
+                truncated[i] = trunc[i]
+            else:
+                apply_tail(ref, hist[i, len(ref.history()):hlen[i]].tolist())
+    return returns, truncated
+
+
+def interval(successes: float, n: int, z: float = 2.58) -> tuple[float, float]:
+    """A normal-approximation interval (99% by default) of a rate observed ``successes / n``."""
+    rate = successes / n
+    half = z * np.sqrt(max(rate * (1 - rate), 0.25 / n) / n)
+    return rate - half, rate + half

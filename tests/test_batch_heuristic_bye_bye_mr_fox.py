@@ -7,7 +7,7 @@ import pytest
 
 import fox_envs.batch
 from fox_envs.batch.bye_bye_mr_fox_heuristic import best_moves_of_row
-from tests.batch_heuristic_check import assert_ties_spread, heuristic_lockstep
+from tests.batch_heuristic_check import assert_ties_spread, heuristic_lockstep, interval, play_against_python
 
 VARIANTS = [
     pytest.param({}, id="default"),
@@ -43,3 +43,15 @@ def test_gifts_are_checked_and_finished_rows_get_minus_one():
         env.step(picks)
     assert gave > 0
     assert (env.heuristic_actions() == -1).all()
+
+
+@pytest.mark.slow
+def test_batched_heuristic_team_wins_as_often_as_the_python_team():
+    """600 two-player games, alternately every seat batched or every seat Python: the win rates
+    differ by less than the 99% interval of their difference."""
+    returns, _ = play_against_python("bye_bye_mr_fox_v0", 600, seed=3, batch_seats=lambda i: [0, 1] if i % 2 else [])
+    won = returns[:, 0] > 0
+    batched, python = won[1::2], won[0::2]
+    difference = batched.mean() - python.mean()
+    spread = 2.58 * np.sqrt(batched.var() / len(batched) + python.var() / len(python))
+    assert abs(difference) <= spread, (batched.mean(), python.mean())
