@@ -112,19 +112,22 @@ class Session:
         from fox_envs.evaluation.match import checked_action
 
         state, screen = self.state, self.screen
-        decisions, chance_seen, chance_effects = 0, [], []
+        decisions, chance_seen = 0, []
         truncated = False
         while True:
             player = state.current_player()
             if player == CHANCE:
                 action = sample_chance(state, self.rng)
                 chance_seen.append(state.action_to_string_for(action, self.viewer))
-                chance_effects += self._apply(action)
+                effects = self._apply(action)
+                if effects:  # the run of chance events up to this one, then what it set off
+                    for line in ["chance: " + _grouped(chance_seen)] + effects:
+                        screen.note(line)
+                    chance_seen = []
                 continue
-            if chance_seen:  # a run of chance events as one line, then what they set off
-                for line in ["chance: " + _grouped(chance_seen)] + chance_effects:
-                    screen.note(line)
-                chance_seen, chance_effects = [], []
+            if chance_seen:  # a run of chance events as one line
+                screen.note("chance: " + _grouped(chance_seen))
+                chance_seen = []
             if player == TERMINAL:
                 break
             if decisions >= self.max_moves:

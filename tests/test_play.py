@@ -293,3 +293,28 @@ def test_replay_of_a_truncated_record_says_so(capsys, tmp_path):
     assert main(["replay", str(tmp_path / "game_00000.json")]) == 0
     out = capsys.readouterr().out
     assert ending.truncated(4) in out and "result: not finished (truncated at max_moves)" in out
+
+
+def test_bye_bye_mr_fox_tells_where_the_spun_egg_went():
+    game = make_game("bye_bye_mr_fox_v0")
+    rng = np.random.default_rng(3)
+    told = []
+    for _ in range(5):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            action = sample_chance(state, rng) if state.is_chance_node() else legal[rng.integers(len(legal))]
+            before = state.clone()
+            state.apply_action(action)
+            lines = state.describe_effects(before, None)
+            told += lines
+            for line in lines:
+                hen = re.search(r"goes to the (\w+) hen's nest \((\d)/3\)", line)
+                if hen:
+                    colour = ("black", "brown", "white").index(hen.group(1))
+                    assert int(hen.group(2)) == state.nests[colour] == before.nests[colour] + 1
+                if "nothing happens" in line:
+                    assert state.circles == before.circles and state.nests == before.nests
+                if "steals" in line:
+                    assert state.discarded[3] == before.discarded[3] + 1
+    assert any("steals" in line for line in told) and any("hen's nest" in line for line in told)

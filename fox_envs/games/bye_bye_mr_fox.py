@@ -369,6 +369,12 @@ class ByeByeMrFoxState(State):
         lines.append(self.status())
         return "\n".join(lines)
 
+    def describe_effects(self, before: "ByeByeMrFoxState", viewer: int | None) -> list[str]:
+        """Where the spun egg went, a token without a place (``bye_bye_mr_fox_events``)."""
+        from fox_envs.games.bye_bye_mr_fox_events import effects
+
+        return effects(before, self)
+
     def render_rgb(self, viewer: int | None = None, status: str | None = None) -> np.ndarray:  # all public
         from fox_envs.games.bye_bye_mr_fox_render import draw_board
 
