@@ -96,7 +96,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("list", help="games, their params, and agents")
     p.add_argument("--json", action="store_true", help="machine-readable output")
 
-    p = sub.add_parser("play", help="play in the terminal against agents")
+    p = sub.add_parser("play", help="play in the terminal against agents",
+                       description="Play in the terminal. Type a move in the game's notation (b2, CR@c3, "
+                                   "put red on 2 as pink) or build it step by step from the choices shown; "
+                                   "commands: help, moves, back, board, rules, quit.")
     p.add_argument("env", metavar="ENV", help="env id, e.g. xceter_o_v0")
     p.add_argument("--seats", default=None,
                    help="one agent per seat, comma separated: human, random, heuristic, mcts:..., module:callable "
