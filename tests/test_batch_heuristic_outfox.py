@@ -39,7 +39,9 @@ def test_tied_picks_spread_over_the_tied_moves(num_players):
         for _ in range(int(rng.integers(3, 12))):
             if not state.is_terminal():
                 state.apply_action(int(rng.choice(state.legal_actions())))
-        if not state.is_terminal() and state.turns > 0 and 2 <= len(agent.best_actions(state, state.current_player())) <= 8:
+        if state.is_terminal() or state.turns == 0:
+            continue
+        if 2 <= len(agent.best_actions(state, state.current_player())) <= 8:
             assert_ties_spread("outfox_v0", state, seed=found, num_players=num_players)
             found += 1
 

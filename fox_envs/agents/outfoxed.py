@@ -44,6 +44,11 @@ class OutfoxedHeuristic(SeededAgent):
     name = "heuristic"
 
     def act(self, state: OutfoxedState, player: int) -> int:  # type: ignore[override]
+        return self.choose(self.best_actions(state, player))
+
+    def best_actions(self, state: OutfoxedState, player: int) -> list[int]:
+        """The actions this heuristic rates best, in legal-action order (``act`` picks one
+        uniformly); uses only ``state.information(player)`` and the legal actions."""
         info = state.information(player)
         legal = state.legal_actions()
         self._foxes = info.foxes
@@ -54,7 +59,7 @@ class OutfoxedHeuristic(SeededAgent):
         if info.phase == "put":
             return self._put(info, legal, weights, counts)
         if info.phase == "call":
-            return self._call(info, weights, counts)
+            return [self._call(info, weights, counts)]
         if info.phase == "chip":
             card = info.table[info.chip_card]
             return self._best(legal, lambda a: self._value_moved(counts, weights, card.square, card.colour, a - CHIP0))
@@ -62,7 +67,10 @@ class OutfoxedHeuristic(SeededAgent):
         return self._best(legal, lambda a: self._value_added(counts, weights, (a - SHOW0) // 6 + 1, (a - SHOW0) % 6))
 
     # ----- helpers ---------------------------------------------------------------------------
-    def _best(self, actions: list[int], score) -> int:
+    @staticmethod
+    def _best(actions: list[int], score) -> list[int]:
+        """The actions of the highest score: a score more than 1e-9 above the best so far starts
+        a new best list, one within 1e-9 of it joins the list (actions in the given order)."""
         best: list[int] = []
         best_score = None
         for action in actions:
@@ -71,13 +79,15 @@ class OutfoxedHeuristic(SeededAgent):
                 best, best_score = [action], value
             elif abs(value - best_score) <= 1e-9:
                 best.append(action)
-        return self.choose(best)
+        return best
 
-    def _keep(self, info: OutfoxedInfo, legal: list[int]) -> int:
+    @staticmethod
+    def _keep(info: OutfoxedInfo, legal: list[int]) -> list[int]:
+        """Three of one colour: the first kept colour again while allowed, else any legal pick."""
         kept = [KEEP0 + c for c in range(6) if info.kept[c]]
         if kept and kept[0] in legal:
-            return kept[0]
-        return self.choose(legal)
+            return [kept[0]]
+        return legal
 
     @staticmethod
     def _weights(info: OutfoxedInfo) -> list[float]:
@@ -130,7 +140,7 @@ class OutfoxedHeuristic(SeededAgent):
         counts[square][old] += 1
         return value
 
-    def _put(self, info: OutfoxedInfo, legal: list[int], weights, counts) -> int:
+    def _put(self, info: OutfoxedInfo, legal: list[int], weights, counts) -> list[int]:
         opponent = 1 - info.player
         p_call = (info.calls[opponent] + 1.0) / (info.call_chances[opponent] + 2.0)
         their_colour = min(range(6), key=lambda c: (weights[c], c))  # what a caller would chip

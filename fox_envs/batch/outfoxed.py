@@ -580,3 +580,14 @@ class OutfoxedKernels(GameKernels):
 
     def replay(self, i, history, common) -> None:
         replay_row(i, history, self.st, self.forb, common, self.max_rounds)
+
+    def heuristic(self, lo, hi, out, common) -> None:
+        from fox_envs.batch.outfoxed_heuristic import heuristic_rows  # compiled only when used
+
+        heuristic_rows(lo, hi, out, self.st, common)
+
+    def best_moves(self, i: int, common) -> list[int]:
+        """The heuristic's best actions of row ``i`` (legal order; empty for a finished game)."""
+        from fox_envs.batch.outfoxed_heuristic import best_moves_row
+
+        return best_moves_row(i, self.st, common).tolist()
