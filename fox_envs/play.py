@@ -10,7 +10,8 @@ The board is redrawn above every prompt (on a terminal the screen is cleared, th
 listed, then the board). What an action sets off beyond its notation (an Outfoxed call's
 result, the special turn, the round's movement) is told as it happens, only as the viewing
 player may see it: with one person at the table that is its view, hidden facts of the other
-seats are never shown. The last board says how the game ended.
+seats are never shown; several people sharing the screen are told only what all of them may
+see (each is shown its own board when it is to move). The last board says how the game ended.
 """
 from __future__ import annotations
 
@@ -92,8 +93,12 @@ class Session:
         self.agents = [None if spec == HUMAN else make_agent(spec, env_id, seed=int(children[k + 1].generate_state(1)[0]))
                        for k, spec in enumerate(self.seats)]
         humans = [k for k, spec in enumerate(self.seats) if spec == HUMAN]
-        # whose view the story and the last board show: the one person at the table, else all
+        # whose view the story and the last board show: the one person at the table, else all;
+        # several people sharing the screen of a hidden-information game are told only what
+        # every one of them may see
         self.viewer = humans[0] if len(humans) == 1 else None
+        shared = len(humans) > 1 and not self.game.perfect_information
+        self.audience: list[int | None] = humans if shared else [self.viewer]
         self.max_moves = self.game.max_moves_default if max_moves is None else max_moves
         if type(self.max_moves) is not int or self.max_moves < 1:
             raise InvalidParameterError(f"{env_id}: bad max_moves {self.max_moves!r}; allowed: an integer >= 1")
@@ -118,7 +123,7 @@ class Session:
             player = state.current_player()
             if player == CHANCE:
                 action = sample_chance(state, self.rng)
-                chance_seen.append(state.action_to_string_for(action, self.viewer))
+                chance_seen.append(self._seen(action))
                 effects = self._apply(action)
                 if effects:  # the run of chance events up to this one, then what it set off
                     for line in ["chance: " + _grouped(chance_seen)] + effects:
@@ -137,11 +142,11 @@ class Session:
                 action = self.ask(player)
                 if action is None:
                     return 1
-                shown = f"player_{player} plays {state.action_to_string(action)}"
+                shown = f"player_{player} plays {self._seen(action)}"
             else:
                 who = f"agent {self.seats[player]!r} in seat {player}"
                 action = checked_action(state, self.agents[player].act(state, player), who)
-                shown = f"player_{player} ({self.seats[player]}) plays {state.action_to_string_for(action, self.viewer)}"
+                shown = f"player_{player} ({self.seats[player]}) plays {self._seen(action)}"
             screen.note(shown)
             for line in self._apply(action):
                 screen.note(line)
@@ -152,11 +157,18 @@ class Session:
         screen.say("result: " + ", ".join(f"player_{k} ({self.seats[k]}) {r:+g}" for k, r in enumerate(returns)))
         return 0
 
+    def _seen(self, action: int) -> str:
+        """``action`` (about to be applied) as the audience sees it: with hidden parts as ``?``
+        if any of them may not see them."""
+        texts = [self.state.action_to_string_for(action, viewer) for viewer in self.audience]
+        return next((text for text in texts if "?" in text), texts[0])
+
     def _apply(self, action: int) -> list[str]:
-        """Apply ``action``; the lines telling what it set off, as the viewer may see it."""
+        """Apply ``action``; the lines telling what it set off that the whole audience may see."""
         before = self.state.clone()
         self.state.apply_action(action)
-        return ["  " + line for line in self.state.describe_effects(before, self.viewer)]
+        told = [self.state.describe_effects(before, viewer) for viewer in self.audience]
+        return ["  " + line for line in told[0] if all(line in lines for lines in told[1:])]
 
     # ----- a person's move ----------------------------------------------------------------------
     def ask(self, player: int) -> int | None:

@@ -318,3 +318,17 @@ def test_bye_bye_mr_fox_tells_where_the_spun_egg_went():
                 if "steals" in line:
                     assert state.discarded[3] == before.discarded[3] + 1
     assert any("steals" in line for line in told) and any("hen's nest" in line for line in told)
+
+
+def test_people_sharing_the_screen_of_outfoxed_are_told_only_public_facts():
+    code, out, person, session = play_stepwise("outfoxed_v0", "human,human", seed=1, prefer="call")
+    story = [re.sub(r"^player_\d> ", "", line) for line in out.splitlines()]
+    story = [line for line in story if line.startswith(("player_0 plays", "player_1 plays", "chance", "  "))]
+    puts = [re.match(r"player_\d plays put (\S+) on \d as (\w+)$", line) for line in story]
+    puts = [match for match in puts if match]
+    assert puts and all(match[1] in ("?", match[2]) for match in puts)  # faces hidden, but the face-up 9th cards
+    assert any(match[1] == "?" for match in puts)
+    keeps = [line for line in story if " plays keep " in line]
+    assert keeps and all(line.endswith("keep ?") for line in keeps)
+    assert not any("'s hand:" in line for line in story) and any(" calls " in line for line in story)
+    assert all("deal" not in line or line.endswith("22 hidden") for line in story if line.startswith("chance"))
