@@ -41,7 +41,7 @@ class StepwisePerson(io.TextIOBase):
         self.session: Session | None = None
 
     def readline(self) -> str:
-        lines = self.out.getvalue().splitlines()
+        lines = self.out.getvalue()[-3000:].splitlines()  # the latest prompt is near the end
         prompt = [line for line in lines if " choose: " in line or "your only move" in line][-1]
         if self.prefer and self.session is not None:
             state = self.session.state
