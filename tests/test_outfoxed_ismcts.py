@@ -143,3 +143,18 @@ def test_it_is_not_weaker_than_the_heuristic():
     result = evaluate(GAME, ["ismcts:simulations=6", "heuristic"], num_games=24, seed=2, workers=2)
     ours = result.results[0]
     assert ours.wins >= ours.losses
+
+
+def test_the_rollout_policy_plays_exactly_the_heuristic():
+    from itertools import product
+
+    from fox_envs.agents.outfoxed_ismcts import FastHeuristic, _square_winner
+    from fox_envs.games.outfoxed import square_winner
+
+    for row in product(range(3), repeat=6):
+        assert _square_winner(list(row)) == square_winner(row)
+    for seed in (1, 2, 3):
+        for state in heuristic_states(seed, every=1):
+            player = state.current_player()
+            fast, plain = FastHeuristic(seed), OutfoxedHeuristic(seed)
+            assert fast.act(state, player) == plain.act(state, player)
