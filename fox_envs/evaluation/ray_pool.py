@@ -19,6 +19,7 @@ the end.
 from __future__ import annotations
 
 import logging
+import sys
 import traceback
 from collections import deque
 from contextlib import contextmanager
@@ -26,6 +27,7 @@ from typing import Any, Callable, Iterator
 
 from fox_envs.evaluation.pool import WorkerLostError, index_ranges, lost_games_error, portable, raise_failure
 
+WAIT_WARNING_SECONDS = 30  # no game finished for this long and no free CPU: say why
 MISSING_RAY = "backend='ray' needs Ray: pip install 'fox_envs[rllib]' (or pip install ray)"
 
 
@@ -85,6 +87,7 @@ def run_on_ray(init: Callable[..., None], init_args: tuple, play: Callable[[int]
         queue = deque(list(range(lo, min(lo + chunk, count))) for lo in range(0, count, chunk))
         running: dict[Any, list[int]] = {}
         done = 0
+        warned = False
 
         def lost(message: str, cut: list[int] = ()) -> WorkerLostError:
             in_flight = list(cut) + [index for games in running.values() for index in games]
@@ -95,7 +98,13 @@ def run_on_ray(init: Callable[..., None], init_args: tuple, play: Callable[[int]
                 while queue and len(running) < workers:
                     games = queue.popleft()
                     running[task.remote(init, shared, play, games)] = games
-                ready, _ = ray.wait(list(running), num_returns=1)
+                ready, _ = ray.wait(list(running), num_returns=1, timeout=WAIT_WARNING_SECONDS)
+                if not ready:
+                    if not warned and ray.available_resources().get("CPU", 0) < 1:
+                        print("fox_envs: the Ray cluster has no free CPU; the games wait for one (actors such as "
+                              "RLlib env runners hold CPUs until they are stopped)", file=sys.stderr)
+                        warned = True
+                    continue
                 games = running.pop(ready[0])
                 try:
                     outcomes, failure = ray.get(ready[0])
