@@ -9,7 +9,11 @@ simple and puts the knowledge in the belief and in the rollouts:
   it chose (a declaration or chip is ``DECLARE_WEIGHT[k]`` / ``CHIP_WEIGHT[k]`` times likelier
   for a colour it keeps ``k`` of), times the likelihood of the cards seen
   (``sample_determinisation``); the faces of its face-down cards are drawn true with the chance
-  ``TRUTH[k]``. The numbers were measured on the heuristic in self-play (300 games).
+  ``TRUTH[k]``. The numbers come from the heuristic in self-play
+  (``benchmarks/outfoxed_opponent_model.py``): the rates for a colour kept three times are
+  measured, the others (rare: the heuristic keeps three of one colour) interpolated, chips
+  capped at 20 so that no single chip decides the belief; ``TRUTH`` is the measured share of
+  true face-down cards less what a uniform draw already gives.
 * **Search**: determinised Monte Carlo at the root. Each of ``simulations`` determinisations
   (``state.sample_determinisation(player, rng, kept_log_prior, truth)``: only the player's own
   information and the model decide it) is played on from every candidate action by the
