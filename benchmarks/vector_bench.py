@@ -1,7 +1,7 @@
 """Throughput of the single-agent Gymnasium view: plain single process vs Gymnasium's
 SyncVectorEnv / AsyncVectorEnv with 1..N subprocesses and fox_envs' batched ``FoxVectorEnv``
 with ``workers`` 1..N (that many processes step envs, this one included) and, against the
-random opponent, the batched core's ``BatchVectorEnv`` (one thread). The learner
+random or heuristic opponent, the batched core's ``BatchVectorEnv`` (one thread). The learner
 is an instant policy, the first legal action of ``info["action_mask"]`` (so the env, not action
 sampling, is measured); the opponent is ``--opponent`` (default the random baseline). A step is
 one learner decision (opponent moves happen inside it).
@@ -17,6 +17,7 @@ can gain on this machine at all, right now.
 
     python benchmarks/vector_bench.py --game all [--seconds 2 --num-envs 256 --json results/vector.json]
     python benchmarks/vector_bench.py --game Outfox-v0 --opponent heuristic
+    python benchmarks/vector_bench.py --game XCeterO-v0,ByeByeMrFox-v0,Outwit-v0 --opponent heuristic --no-gymnasium
 """
 from __future__ import annotations
 
@@ -116,12 +117,16 @@ def batched(gym_id: str, opponent: str, seconds: float, workers: int, num_envs: 
     return _run_vector(FoxVectorEnv(gym_id, num_envs, workers=workers, opponent=opponent), seconds, stagger)
 
 
-def batch_core(gym_id: str, seconds: float, num_envs: int, stagger: int = 1) -> float:
-    """The batched core's vector env (what ``gymnasium.make_vec`` gives against ``"random"``)."""
+def env_id_of(gym_id: str) -> str:
+    return next(env_id for env_id, entry in GAMES.items() if "fox_envs/" + entry.gym_id == gym_id)
+
+
+def batch_core(gym_id: str, opponent: str, seconds: float, num_envs: int, stagger: int = 1) -> float:
+    """The batched core's vector env (what ``gymnasium.make_vec`` gives against ``"random"`` and
+    ``"heuristic"``)."""
     from fox_envs.batch.vector import BatchVectorEnv
 
-    env_id = next(env_id for env_id, entry in GAMES.items() if "fox_envs/" + entry.gym_id == gym_id)
-    return _run_vector(BatchVectorEnv(env_id, num_envs), seconds, stagger)
+    return _run_vector(BatchVectorEnv(env_id_of(gym_id), num_envs, opponent=opponent), seconds, stagger)
 
 
 def _cpu_loop(n: int) -> int:
@@ -161,9 +166,11 @@ def settings(gym_id: str, args) -> dict:
     for workers in range(1, args.max_workers + 1):
         rows[f"FoxVectorEnv {args.num_envs} envs, workers={workers}"] = functools.partial(
             batched, gym_id, o, s, workers, args.num_envs, stagger)
-    if o == "random":
+    from fox_envs.batch.vector import plays_inside_batch
+
+    if plays_inside_batch(o, env_id_of(gym_id)):
         for num_envs in sorted({args.num_envs, 4096}):
-            rows[f"BatchVectorEnv {num_envs} envs"] = functools.partial(batch_core, gym_id, s, num_envs, stagger)
+            rows[f"BatchVectorEnv {num_envs} envs"] = functools.partial(batch_core, gym_id, o, s, num_envs, stagger)
     return rows
 
 

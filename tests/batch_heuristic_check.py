@@ -111,3 +111,13 @@ def interval(successes: float, n: int, z: float = 2.58) -> tuple[float, float]:
     rate = successes / n
     half = z * np.sqrt(max(rate * (1 - rate), 0.25 / n) / n)
     return rate - half, rate + half
+
+
+def assert_even_match(env_id: str, games: int, seed: int, **params) -> None:
+    """A two-player game: the batched heuristic on alternate seats scores (a draw half) within
+    the 99% interval of 0.5 against the Python heuristic."""
+    returns, _ = play_against_python(env_id, games, seed=seed, batch_seats=lambda i: [i % 2], **params)
+    seat = np.arange(games) % 2
+    score = (returns[np.arange(games), seat] + 1) / 2
+    low, high = interval(score.sum(), games)
+    assert low <= 0.5 <= high, (score.mean(), low, high)

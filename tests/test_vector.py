@@ -356,7 +356,8 @@ def test_vector_bench_runs_several_games_and_writes_json(tmp_path, capsys, monke
     for result in results:
         assert result["opponent"] == "heuristic" and result["ratio"]["single process"] == 1.0
         assert set(result["steps_per_s"]) == {"single process", "FoxVectorEnv 4 envs, workers=1",
-                                              "FoxVectorEnv 4 envs, workers=2"}
+                                              "FoxVectorEnv 4 envs, workers=2", "BatchVectorEnv 4 envs",
+                                              "BatchVectorEnv 4096 envs"}  # the batched heuristic
         assert "machine: 2 CPU loops, 2 processes" in result["ratio"]
     assert "Summary (opponent heuristic, 4 envs)" in capsys.readouterr().out
     with pytest.raises(SystemExit):

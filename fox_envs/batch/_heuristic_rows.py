@@ -1,5 +1,6 @@
 """Helpers shared by the batched heuristics (numba, cached on disk): a read-only look into a
-row's repetition table and the uniform choice among tied best moves from the row's pick stream."""
+row's repetition table, the agents' way of collecting the best-scoring moves, and the uniform
+choice among tied best moves from the row's pick stream."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,6 +8,8 @@ from numba import njit
 
 from fox_envs.batch._rng import PICK_STREAM, below, mix64
 from fox_envs.batch._rows import COUNT_BITS, EMPTY_KEY, GEN_MASK, GEN_SHIFT, TAG_BITS, table_slot
+
+TOLERANCE = 1e-9  # scores this close tie, as the Python heuristics compare them
 
 
 @njit(cache=True, inline="always")
@@ -32,3 +35,17 @@ def pick_tied(streams: np.ndarray, i: int, best: np.ndarray, n: int) -> int:
     if n == 1:
         return best[0]
     return best[below(streams, i, PICK_STREAM, n)]
+
+
+@njit(cache=True, inline="always")
+def keep_best(best: np.ndarray, n: int, best_score: float, action: int, score: float):
+    """Moves scored one after another, as the Python heuristics collect them: ``action`` starts
+    a new best list when it beats ``best_score`` by more than ``TOLERANCE``, joins it when within
+    ``TOLERANCE`` (``n`` moves in ``best`` so far). Returns the new ``(n, best_score)``."""
+    if n == 0 or score > best_score + TOLERANCE:
+        best[0] = action
+        return 1, score
+    if abs(score - best_score) <= TOLERANCE:
+        best[n] = action
+        return n + 1, best_score
+    return n, best_score

@@ -16,12 +16,11 @@ import numpy as np
 from numba import njit
 
 from fox_envs.agents.bye_bye_mr_fox import COVERAGE_WEIGHT, EGG_WEIGHT
-from fox_envs.batch._heuristic_rows import pick_tied
+from fox_envs.batch._heuristic_rows import keep_best, pick_tied
 from fox_envs.batch._rows import borrowed
 from fox_envs.batch.bye_bye_mr_fox import CIRCLES, NESTS, PHASE, TOKEN, VISIBLE
 from fox_envs.games.bye_bye_mr_fox import FOX, GIVE, GIVE_ACTION, NEST_CAPACITY, OUTER_ACTION, THREE_HENS
 
-TOLERANCE = 1e-9
 
 
 @njit(cache=True, inline="always")
@@ -61,7 +60,7 @@ def _board_score(row) -> float:
 
 @njit(cache=True, inline="always")
 def _best_places(row, legal_row, count: int, best) -> int:
-    """The legal places scoring best (within ``TOLERANCE``, as the agent compares) into ``best``."""
+    """The legal places scoring best (within 1e-9, as the agent compares) into ``best``."""
     n = 0
     best_score = 0.0
     token = row[TOKEN]
@@ -77,13 +76,7 @@ def _best_places(row, legal_row, count: int, best) -> int:
             row[VISIBLE + s] = token
             score = _board_score(row)
             row[VISIBLE + s] = old
-        if n == 0 or score > best_score + TOLERANCE:
-            best_score = score
-            best[0] = a
-            n = 1
-        elif abs(score - best_score) <= TOLERANCE:
-            best[n] = a
-            n += 1
+        n, best_score = keep_best(best, n, best_score, a, score)
     return n
 
 

@@ -23,14 +23,13 @@ from numba import njit
 
 from fox_envs.agents.outwit import (DEPTH, DEPTH_TABLE, DISTANCE, DISTANCE_TABLE, HOME, LANE, LANE2, LOSS,
                                     OPPONENT_WEIGHT, OWN_REPEAT, REPEAT)
-from fox_envs.batch._heuristic_rows import pick_tied, seen_count
+from fox_envs.batch._heuristic_rows import keep_best, pick_tied, seen_count
 from fox_envs.batch._rows import borrowed
 from fox_envs.batch.outwit import CORNER, LIGHT_KEY, NUM_SQUARES, PASS, RAY_LENGTH, RAYS, Z_POWER, Z_REGULAR
 
 DISTANCES = np.array(DISTANCE_TABLE, np.float64)  # [player, square]
 DEPTHS = np.array(DEPTH_TABLE, np.float64)
 ONE = np.uint64(1)
-TOLERANCE = 1e-9
 
 
 @njit(cache=True, inline="always")
@@ -200,13 +199,7 @@ def _best_moves(i, p, chips, slot, occ, home, key, rep_keys, rep_counts, hist, h
             for j in range(mine):
                 repeats += own[j] == arrangement
             score -= OWN_REPEAT * repeats
-        if n == 0 or score > best_score + TOLERANCE:
-            best_score = score
-            best[0] = a
-            n = 1
-        elif abs(score - best_score) <= TOLERANCE:
-            best[n] = a
-            n += 1
+        n, best_score = keep_best(best, n, best_score, a, score)
     return n
 
 
