@@ -11,6 +11,7 @@ import math
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -307,3 +308,16 @@ def test_missing_pyspiel_names_the_extra() -> None:
     """)
     assert result.returncode == 0, result.stderr
     assert "pip install 'fox_envs[openspiel]'" in result.stdout
+
+
+@integration
+def test_example_runs_and_reports_win_rates(capsys) -> None:
+    root = str(Path(__file__).resolve().parents[1])
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    from examples.openspiel_mcts import main
+
+    results = main(["--env", "xceter_o_v0", "--games", "2", "--simulations", "5"])
+    record = results["xceter_o_v0"]["bot vs heuristic"]
+    assert record["games"] == 2 and record["wins"] + record["draws"] + record["losses"] == 2
+    assert "bot vs heuristic" in capsys.readouterr().out
