@@ -162,6 +162,7 @@ AGENT_HELP = [  # (name, syntax, description)
     ("random", "random", "uniformly random legal move"),
     ("heuristic", "heuristic", "the game's hand-written heuristic"),
     ("mcts", "mcts[:simulations=N,c=1.4,rollout=random|heuristic,rollout_limit=N,decisive=true,safety=true,reuse=true,anchor=Z,preset=plain]", "UCT search on the rules core (tuned per game, docs/evaluation.md)"),
+    ("ismcts", "ismcts[:simulations=N,candidates=N,anchor=Z,horizon=round|game]", "Outfoxed only: information-set search with an opponent model (docs/evaluation.md)"),
     ("module:callable", "module:callable", "your factory, called as factory(env_id=..., seed=...)"),
     ("policy file", "path/to/policy.json|.npz|.pkl", "a saved policy file (docs/evaluation.md)"),
     ("human", "human", "you, at the terminal (play only)"),
