@@ -263,27 +263,27 @@ def _repetition_states(ordered_rows: bool, seed: int, cycles: int) -> tuple:
     return tuple(found)
 
 
+def changed_outcomes_checked(ordered_rows: bool, seed: int, cycles: int, depth: int) -> int:
+    """Checks every repetition state against the brute force; returns how many of them have
+    an outcome other than the one the empty-history table gives."""
+    solver = solver_for(ordered_rows)
+    changed = 0
+    for state in repetition_states(solver, seed, cycles):
+        changed += check_brute_force(solver, state, depth) != base_outcome(solver, state)
+    return changed
+
+
 @pytest.mark.parametrize("ordered_rows", VARIANTS)
 def test_repetitions_match_brute_force(ordered_rows):
     """With positions seen twice the outcome can change (a win becomes a draw or takes longer,
     a loss is escaped); the brute force on the rules core agrees every time."""
-    solver = solver_for(ordered_rows)
-    changed = 0
-    for state in repetition_states(solver, seed=4, cycles=4):
-        outcome = check_brute_force(solver, state, 7)
-        changed += outcome != base_outcome(solver, state)
-    assert changed >= 1
+    assert changed_outcomes_checked(ordered_rows, seed=4, cycles=4, depth=7) >= 1
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("ordered_rows", VARIANTS)
 def test_repetitions_match_brute_force_many(ordered_rows):
-    solver = solver_for(ordered_rows)
-    changed = 0
-    for state in repetition_states(solver, seed=40, cycles=25):
-        outcome = check_brute_force(solver, state, 8)
-        changed += outcome != base_outcome(solver, state)
-    assert changed >= 5
+    assert changed_outcomes_checked(ordered_rows, seed=40, cycles=25, depth=8) >= 5
 
 
 # ----- the perfect agent ---------------------------------------------------------------------------

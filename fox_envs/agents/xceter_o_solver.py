@@ -23,7 +23,8 @@ Scores. An outcome is also one integer, larger = better for the player to move:
 ``WIN_SCORE - n`` (win in ``n`` plies), ``0`` (draw), ``n - WIN_SCORE`` (loss in ``n``); the
 mover's score is ``max`` over its moves of ``sign(child) - child``.
 
-``solver_for(ordered_rows)`` returns the solved variant (built lazily in memory, about a second);
+``solver_for(ordered_rows)`` returns the solved variant (built on first use, a fraction of a
+second of CPU, and kept in memory);
 ``python -m fox_envs.agents.xceter_o_solver`` prints the start values and position counts.
 """
 from __future__ import annotations
@@ -291,7 +292,7 @@ class XCeterOSolver:
     """One solved variant: exact outcomes of any state, its history's repetitions included."""
 
     def __init__(self, ordered_rows: bool) -> None:
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         self.ordered_rows = bool(ordered_rows)
         self.game = XCeterOGame(ordered_rows=self.ordered_rows)
         self.graph = MovementGraph(self.ordered_rows)
@@ -299,23 +300,24 @@ class XCeterOSolver:
         self.placement = PlacementTables(self.graph, self.movement)
         self.resolver = DrawResolver(self.graph, self.movement)
         self.solve_seconds = time.perf_counter() - started
+        self.solve_cpu_seconds = time.process_time() - cpu
         self._with_draws: OrderedDict[frozenset, np.ndarray] = OrderedDict()
 
     # ----- outcomes of states ---------------------------------------------------------------------
     def outcome(self, state: XCeterOState) -> Outcome:
         """The exact outcome for the player to move in ``state``, with its repetition record."""
-        scores = self._move_scores(state)
+        scores = self.move_scores(state)
         return outcome_of(int(parent_score(np.array(list(scores.values())))))
 
     def action_outcomes(self, state: XCeterOState) -> dict[int, Outcome]:
         """The exact outcome for the player to move after each legal action."""
-        return {action: outcome_of(for_mover(score)) for action, score in self._move_scores(state).items()}
+        return {action: outcome_of(for_mover(score)) for action, score in self.move_scores(state).items()}
 
     def start_outcome(self) -> Outcome:
         """The outcome of the game for player_0 at the start."""
         return outcome_of(int(self.placement.scores[0][0]))
 
-    def _move_scores(self, state: XCeterOState) -> dict[int, int]:
+    def move_scores(self, state: XCeterOState) -> dict[int, int]:
         """Each legal action's score for the next mover (``-WIN_SCORE``: the move wins at once;
         ``0`` for a move into a position seen twice: a draw by repetition)."""
         self._check(state)
@@ -394,14 +396,16 @@ class XCeterOSolver:
         return seen
 
     def counts(self) -> dict[str, int]:
-        """Position counts: placement positions in play, reachable movement positions and how
-        many of them are wins, draws and losses for the player to move."""
+        """Position counts: placement positions in play, reachable movement positions, how
+        many of them are wins, draws and losses for the player to move, and the longest win
+        and loss among them (plies)."""
         reach = self.reachable()
         scores = self.movement[reach]
         placement = sum(int((s != -WIN_SCORE).sum()) for s in self.placement.scores)
         return {"placement": placement, "movement": int(reach.sum()), "wins": int((scores > 0).sum()),
                 "draws": int((scores == 0).sum()), "losses": int((scores < 0).sum()),
-                "longest_win": int(WIN_SCORE - scores[scores > 0].min()) if (scores > 0).any() else 0}
+                "longest_win": int(WIN_SCORE - scores[scores > 0].min()) if (scores > 0).any() else 0,
+                "longest_loss": int(scores[scores < 0].max() + WIN_SCORE) if (scores < 0).any() else 0}
 
 
 def _position_of_key(key: int) -> tuple[list[int], int]:
@@ -431,9 +435,11 @@ def solver_for(ordered_rows: bool = False) -> XCeterOSolver:
 # ----- the agent --------------------------------------------------------------------------------
 class XCeterOPerfect(SeededAgent):
     """Plays the solved values: the fastest win, else a draw, else the slowest loss; a move
-    into a position seen twice counts as the draw it is. Among equally good moves a draw that
-    keeps the game going comes before one that ends it by repetition; the rest of a tie is
-    broken with the seeded ``rng`` (``ties="random"``) or by the lowest square (``"first"``)."""
+    into a position seen twice counts as the draw it is. Among equally good draws and losses
+    it prefers the moves that leave the opponent the most replies that throw its result away
+    (a draw or a win for this agent), and a draw that keeps the game going to one that ends it
+    by repetition; the rest of a tie is broken with the seeded ``rng`` (``ties="random"``) or
+    by the lowest square (``"first"``)."""
 
     name = "perfect"
 
@@ -447,20 +453,25 @@ class XCeterOPerfect(SeededAgent):
         if not isinstance(state, XCeterOState):
             raise InvalidParameterError(f"the perfect agent plays {ENV_ID} only, got a {type(state).__name__}")
         solver = solver_for(state.game.ordered_rows)
-        scores = solver._move_scores(state)
-        mine = {action: int(for_mover(score)) for action, score in scores.items()}
+        mine = {action: int(for_mover(score)) for action, score in solver.move_scores(state).items()}
         best = max(mine.values())
         options = [a for a, s in mine.items() if s == best]
-        if best == 0:
-            going = [a for a in options if not _ends_game(state, a)]
-            options = going or options
+        if best <= 0 and len(options) > 1:
+            chances = {a: _chances(solver, state, a, best) for a in options}
+            most = max(chances.values())
+            options = [a for a in options if chances[a] == most]
         return options[0] if self.ties == "first" else self.choose(options)
 
 
-def _ends_game(state: XCeterOState, action: int) -> bool:
+def _chances(solver: XCeterOSolver, state: XCeterOState, action: int, score: int) -> tuple[int, bool]:
+    """After ``action`` (worth ``score`` to the mover, a draw or a loss): how many of the
+    opponent's replies give the mover a better result than that, and whether the game goes on."""
     after = state.clone()
     after.apply_action(action)
-    return after.is_terminal()
+    if after.is_terminal():
+        return 0, False
+    value = np.sign(score)
+    return sum(np.sign(s) > value for s in solver.move_scores(after).values()), True
 
 
 def make_perfect(env_id: str, seed: int | None = None, **options: Any) -> XCeterOPerfect:
@@ -477,8 +488,11 @@ def main(argv: list[str]) -> int:
         start = solver.start_outcome()
         result = {1: "player_0 wins", 0: "draw", -1: "player_1 wins"}[start.value]
         plies = f" in {start.plies} plies" if start.plies is not None else ""
-        print(f"ordered_rows={ordered_rows}: {result}{plies}; solved in {solver.solve_seconds:.2f} s; "
-              f"positions {solver.counts()}", flush=True)
+        c = solver.counts()
+        print(f"ordered_rows={ordered_rows}: {result}{plies} (solved in {solver.solve_seconds:.2f} s wall, {solver.solve_cpu_seconds:.2f} s cpu)\n"
+              f"  placement positions {c['placement']:,}; movement positions reachable {c['movement']:,} of "
+              f"{solver.graph.size:,}: {c['wins']:,} wins, {c['draws']:,} draws, {c['losses']:,} losses for the "
+              f"player to move; longest win {c['longest_win']} plies, longest loss {c['longest_loss']}", flush=True)
     return 0
 
 
