@@ -106,6 +106,10 @@ def test_max_moves_ends_the_game_as_a_draw() -> None:
     assert state.is_terminal() and state.legal_actions() == []
     assert state.returns() == [0.0, 0.0]
     assert not state.core.is_terminal()  # the rules had not ended it
+    before = state.core.history()
+    with pytest.raises(fox_envs.IllegalActionError, match="max_moves"):
+        state.apply_action(state.core.legal_actions()[0])
+    assert state.core.history() == before == state.history()
 
 
 @integration

@@ -35,8 +35,8 @@ What OpenSpiel sees, and where it comes from:
 
 OpenSpiel's Python algorithms work on these games: ``MCTSBot`` (any game; on Outfoxed it would
 see the hidden facts, so use ``ISMCTSBot`` there), ``ISMCTSBot`` (Outfoxed), and the Python RL
-algorithms through ``rl_environment.Environment``. OpenSpiel's C++ algorithms and bots do not
-work on Python games (OpenSpiel's own ``python_tic_tac_toe`` crashes them too).
+algorithms through ``rl_environment.Environment``. OpenSpiel's C++ bots (``pyspiel.MCTSBot``,
+``pyspiel.ISMCTSBot``) crash on Python games (OpenSpiel's own ``python_tic_tac_toe`` too).
 """
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ except ImportError as error:  # pragma: no cover  (exercised in a subprocess by 
 
 import numpy as np
 
-from fox_envs.core.errors import InvalidParameterError
+from fox_envs.core.errors import IllegalActionError, InvalidParameterError
 from fox_envs.core.game import TERMINAL, Game, State
 from fox_envs.core.params import integer_in, short_repr
 from fox_envs.core.registry import ENV_IDS, entry, game_class, make_game
@@ -115,7 +115,7 @@ def _to_core_params(env_id: str, params: dict[str, Any]) -> dict[str, Any]:
 
 def _max_moves(env_id: str, game: Game, value: Any) -> int:
     """``max_moves`` as given (0 or None: the env's default for this game)."""
-    if value is None or (integer_in(value, 0, 0) == 0):
+    if value is None or integer_in(value, 0, 0) is not None:
         return game.max_moves_default
     number = integer_in(value, 1)
     if number is None:
@@ -129,7 +129,6 @@ def _max_moves(env_id: str, game: Game, value: Any) -> int:
 def _game_type(env_id: str) -> "pyspiel.GameType":
     cls = game_class(env_id)
     kind = _KINDS[env_id]
-    default = cls()
     Type = pyspiel.GameType
     if cls.zero_sum:
         utility = Type.Utility.ZERO_SUM
@@ -143,7 +142,7 @@ def _game_type(env_id: str) -> "pyspiel.GameType":
         long_name=f"fox_envs {entry(env_id).gym_id.removesuffix('-v0')}",
         dynamics=Type.Dynamics.SEQUENTIAL,
         chance_mode=Type.ChanceMode.EXPLICIT_STOCHASTIC if kind.chance_outcomes else Type.ChanceMode.DETERMINISTIC,
-        information=(Type.Information.PERFECT_INFORMATION if default.perfect_information
+        information=(Type.Information.PERFECT_INFORMATION if cls.perfect_information
                      else Type.Information.IMPERFECT_INFORMATION),
         utility=utility,
         reward_model=Type.RewardModel.TERMINAL,
@@ -158,15 +157,17 @@ def _game_type(env_id: str) -> "pyspiel.GameType":
 
 
 def _player_range(cls: type[Game]) -> tuple[int, int]:
-    """Fewest and most players over the values ``num_players`` accepts (fixed otherwise)."""
-    if "num_players" not in cls.PARAMS:
+    """Fewest and most players over the values the ``num_players`` param accepts (fixed
+    otherwise)."""
+    param = cls.PARAMS.get("num_players")
+    if param is None:
         count = cls().num_players
         return count, count
     counts = []
     for n in range(1, 17):
         try:
-            counts.append(cls(num_players=n).num_players)
-        except InvalidParameterError:
+            counts.append(param.check(n))
+        except (TypeError, ValueError):
             pass
     return min(counts), max(counts)
 
@@ -271,6 +272,11 @@ class FoxOpenSpielState(pyspiel.State):
         return self._box.state.chance_outcomes()
 
     def _apply_action(self, action: int) -> None:
+        if self._decisions >= self._max_moves:
+            raise IllegalActionError(
+                f"{self._box.state.game.name}: action {short_repr(action)} after the end of the game "
+                f"(max_moves={self._max_moves} reached, a draw)"
+            )
         core = self._box.state
         if self._views:
             self._views = tuple(
