@@ -163,6 +163,7 @@ AGENT_HELP = [  # (name, syntax, description)
     ("heuristic", "heuristic", "the game's hand-written heuristic"),
     ("mcts", "mcts[:simulations=N,c=1.4,rollout=random|heuristic,rollout_limit=N,decisive=true,safety=true,reuse=true,anchor=Z,preset=plain]", "UCT search on the rules core (tuned per game, docs/evaluation.md)"),
     ("ismcts", "ismcts[:simulations=N,candidates=N,anchor=Z,horizon=round|game]", "Outfoxed only: information-set search with an opponent model (docs/evaluation.md)"),
+    ("perfect", "perfect[:ties=random|first]", "X-Ceter-O only: exact play from the solved game (docs/rules/xceter_o.md)"),
     ("module:callable", "module:callable", "your factory, called as factory(env_id=..., seed=...)"),
     ("policy file", "path/to/policy.json|.npz|.pkl", "a saved policy file (docs/evaluation.md)"),
     ("human", "human", "you, at the terminal (play only)"),
