@@ -202,6 +202,15 @@ def test_outfoxed_information_state_string_hides_the_opponents_facts() -> None:
     assert state.information_state_string(0).count("keep ?") == 3
 
 
+def play_out(state, bot, seed: int) -> None:
+    """Play ``state`` to its end: chance sampled, every decision by ``bot`` (legal, checked)."""
+    rng = np.random.default_rng(seed)
+    while not state.is_terminal():
+        action = random_action(state, rng) if state.is_chance_node() else bot.step(state)
+        assert action in state.legal_actions()
+        state.apply_action(action)
+
+
 @integration
 def test_mcts_bot_finishes_games() -> None:
     from open_spiel.python.algorithms import mcts
@@ -212,11 +221,7 @@ def test_mcts_bot_finishes_games() -> None:
         rs = np.random.RandomState(0)
         bot = mcts.MCTSBot(game, 1.4, 10, mcts.RandomRolloutEvaluator(1, rs), random_state=rs)
         state = game.new_initial_state()
-        rng = np.random.default_rng(0)
-        while not state.is_terminal():
-            action = random_action(state, rng) if state.is_chance_node() else bot.step(state)
-            assert action in state.legal_actions()
-            state.apply_action(action)
+        play_out(state, bot, seed=0)
         assert state.returns() == list(state.core.returns())
 
 
@@ -228,11 +233,7 @@ def test_ismcts_bot_finishes_an_outfoxed_game() -> None:
     rs = np.random.RandomState(0)
     bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rs), 1.0, 8, random_state=rs)
     state = game.new_initial_state()
-    rng = np.random.default_rng(0)
-    while not state.is_terminal():
-        action = random_action(state, rng) if state.is_chance_node() else bot.step(state)
-        assert action in state.legal_actions()
-        state.apply_action(action)
+    play_out(state, bot, seed=0)
     assert sorted(state.returns()) in ([-1.0, 1.0], [0.0, 0.0])
 
 
