@@ -280,6 +280,9 @@ def test_bad_params_raise_clear_errors() -> None:
         openspiel.load_game("outfox_v0", max_moves=-3)
     with pytest.raises(fox_envs.InvalidParameterError, match="unknown env id"):
         openspiel.load_game("chess_v0")
+    openspiel.register()
+    with pytest.raises(fox_envs.InvalidParameterError, match="num_players"):
+        pyspiel.load_game("fox_outfox(num_players=5)")
     with pytest.raises(pyspiel.SpielError, match="Unknown parameter"):
         pyspiel.load_game("fox_outwit", {"board": 3})
 

@@ -62,7 +62,7 @@ __all__ = ["load_game", "register", "openspiel_name", "FoxOpenSpielGame", "FoxOp
 
 _TERMINAL = int(pyspiel.PlayerId.TERMINAL)  # -4 (the core's TERMINAL is -2)
 _CHANCE = int(pyspiel.PlayerId.CHANCE)
-LAYOUT_SEPARATOR = "-"  # list params (Bye Bye Mr. Fox!'s layout) as one OpenSpiel string param
+LIST_SEPARATOR = "-"  # list params (Bye Bye Mr. Fox!'s layout) as one OpenSpiel string param
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ def openspiel_name(env_id: str) -> str:
 def _to_openspiel_value(value: Any) -> Any:
     """A core param value as an OpenSpiel game param (a list becomes one string)."""
     if isinstance(value, (list, tuple)):
-        return LAYOUT_SEPARATOR.join(str(item) for item in value)
+        return LIST_SEPARATOR.join(str(item) for item in value)
     return value
 
 
@@ -108,7 +108,7 @@ def _to_core_params(env_id: str, params: dict[str, Any]) -> dict[str, Any]:
             continue
         param = declared.get(name)
         if isinstance(value, str) and param is not None and isinstance(param.default, list):
-            value = value.split(LAYOUT_SEPARATOR)
+            value = value.split(LIST_SEPARATOR)
         core[name] = value
     return core
 
