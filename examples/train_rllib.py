@@ -32,12 +32,8 @@ from typing import Any, Sequence
 from examples._common import Timer, base_parser, format_rate, pick, rate_record
 
 ENV_ID = "xceter_o_v0"
-MISSING = (
-    "this example needs the optional 'rllib' extra (ray[rllib], torch):\n"
-    "  pip install torch==2.13.0   # a CPU build of torch first (never a CUDA build)\n"
-    "  pip install -e '.[rllib]'\n"
-    "(missing: {name})"
-)
+MISSING = ("this example needs the optional 'rllib' extra (ray[rllib] and torch): install a CPU build of torch "
+           "first (pip install torch==2.13.0, never a CUDA build), then pip install -e '.[rllib]' (missing: {name})")
 # (iterations, env steps per iteration) with --quick and without
 BUDGET = {"quick": (20, 2000), "full": (150, 4000)}
 
