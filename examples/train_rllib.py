@@ -121,7 +121,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     games = pick(args.eval_games, args.quick, 100, 400)
     hidden = tuple(int(size) for size in args.hidden.split(",") if size)
     timer = Timer()
-    ray.init(address=args.address, include_dashboard=False)
+    started = not ray.is_initialized()  # a Ray already initialised in this process is used and left running
+    if started:
+        ray.init(address=args.address, include_dashboard=False)
     try:
         print(f"{args.env} self-play PPO on Ray ({ray.cluster_resources().get('CPU', 0):.0f} CPUs): {iterations} "
               f"iterations of {batch} env steps, {args.num_env_runners} env runners, seed {args.seed}, "
@@ -143,7 +145,8 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         results["after"] = win_rates(args.env, trained, games, args.seed + 1000, args.workers)
         print_rates(f"after {iterations} iterations ({results['train_seconds']:.0f}s of training):", results["after"])
     finally:
-        ray.shutdown()
+        if started:
+            ray.shutdown()
     results["seconds"] = timer.seconds
     print(f"wall time {timer.seconds:.1f}s")
     return results
