@@ -232,7 +232,7 @@ def _best_moves(i, board, occ, hands, phase, placed, mover: int, n: int, best, w
                     if (taken >> to) & 1:
                         break
                     options = _popcount(_legal_points((taken & ~(1 << m)) | (1 << to)))
-                    slid_line = (open_points >> to) & 1 != 0 and _slid_line(work, p, m, to, piece)
+                    slid_line = ((open_points >> to) & 1) != 0 and _slid_line(work, p, m, to, piece)
                     if next_mask == 0 or options == 0 or slid_line:
                         wins = all_types
                     elif complete_types or (empty_ends >> to) & 1:
