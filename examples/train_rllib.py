@@ -59,7 +59,7 @@ def build_parser():
     parser.add_argument("--num-env-runners", type=int, default=2, help="Ray actors that sample games (default 2)")
     parser.add_argument("--address", default=None,
                         help="the Ray cluster to join, e.g. 10.0.0.1:6379 (default: start a local Ray)")
-    parser.add_argument("--lr", type=float, default=3e-4, help="Adam learning rate (default 0.0003)")
+    parser.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (default 0.001)")
     parser.add_argument("--hidden", default="128,128", help="hidden layer sizes (default 128,128)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads of the learner (default 1)")
     parser.set_defaults(workers=2)
