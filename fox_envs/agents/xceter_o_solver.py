@@ -274,10 +274,6 @@ class PlacementTables:
             scores = np.where(has_line(graph.lines, _padded(rows), 0), -WIN_SCORE, scores)
         return scores.astype(np.int32)
 
-    def index(self, squares: list[int]) -> int:
-        k = len(squares)
-        return int(self.rank[k][sum(int(s) * int(p) for s, p in zip(squares, POWERS))])
-
 
 def _padded(rows: np.ndarray) -> np.ndarray:
     """Rows of 5 or 6 piece squares as 6 columns (a missing piece 6 on square 0: only piece
@@ -436,10 +432,10 @@ def solver_for(ordered_rows: bool = False) -> XCeterOSolver:
 class XCeterOPerfect(SeededAgent):
     """Plays the solved values: the fastest win, else a draw, else the slowest loss; a move
     into a position seen twice counts as the draw it is. Among equally good draws and losses
-    it prefers the moves that leave the opponent the most replies that throw its result away
-    (a draw or a win for this agent), and a draw that keeps the game going to one that ends it
-    by repetition; the rest of a tie is broken with the seeded ``rng`` (``ties="random"``) or
-    by the lowest square (``"first"``)."""
+    it prefers a move that keeps the game going, then one to a position seen less often, then
+    one leaving the opponent the most replies that throw its result away (a draw or a win for
+    this agent); the rest of a tie is broken with the seeded ``rng`` (``ties="random"``) or by
+    the lowest square (``"first"``)."""
 
     name = "perfect"
 
@@ -463,15 +459,18 @@ class XCeterOPerfect(SeededAgent):
         return options[0] if self.ties == "first" else self.choose(options)
 
 
-def _chances(solver: XCeterOSolver, state: XCeterOState, action: int, score: int) -> tuple[int, bool]:
-    """After ``action`` (worth ``score`` to the mover, a draw or a loss): how many of the
-    opponent's replies give the mover a better result than that, and whether the game goes on."""
+def _chances(solver: XCeterOSolver, state: XCeterOState, action: int, score: int) -> tuple[bool, int, int]:
+    """After ``action`` (worth ``score`` to the mover, a draw or a loss): whether the game goes
+    on, minus how often the position reached has occurred (fresh positions keep the play
+    from running into a repetition), and how many of the opponent's replies give the mover a
+    better result than ``score``."""
     after = state.clone()
     after.apply_action(action)
     if after.is_terminal():
-        return 0, False
+        return False, 0, 0
     value = np.sign(score)
-    return sum(np.sign(s) > value for s in solver.move_scores(after).values()), True
+    better = sum(np.sign(s) > value for s in solver.move_scores(after).values())
+    return True, -after.repetition_count(), better
 
 
 def make_perfect(env_id: str, seed: int | None = None, **options: Any) -> XCeterOPerfect:
