@@ -23,7 +23,7 @@ from numba import njit
 
 from fox_envs.agents.outfox import MAX_SAFETY_CHECKS
 from fox_envs.batch._heuristic_rows import pick_tied
-from fox_envs.batch.outfox import (LT_COUNT, LT_PTS, NB_COUNT, NB_LIST, RAY_COUNT, RAY_LEN, RAY_PTS, SLIDE,
+from fox_envs.batch.outfox import (LT_COUNT, LT_PTS, MAX_SLIDES, NB_COUNT, NB_LIST, RAY_COUNT, RAY_LEN, RAY_PTS, SLIDE,
                                    WIN_TABLE, _legal_points)
 from fox_envs.games.outfox import COMPLETES, NUM_ACTIONS, NUM_PLACE, NUM_POINTS, NUM_TYPES, PAIRS_THROUGH
 
@@ -133,8 +133,32 @@ def _slid_line(work, p: int, m: int, to: int, piece: int) -> bool:
     return False
 
 
+@njit(cache=True, inline="always")
+def _list_slides(p: int, taken: int, targets: int, slides) -> int:
+    """``slides[k]`` = (from, to): the slides a placement on ``p`` opens (pieces neighbouring
+    ``p`` along a ray through empty points; ``taken``: occupied points with ``p``), keeping only
+    those onto ``targets``; returns their count."""
+    count = 0
+    for j in range(NB_COUNT[p]):
+        m = NB_LIST[p, j]
+        if not (taken >> m) & 1:
+            continue
+        for d in range(RAY_COUNT[m]):
+            if not RAY_MASK[m, d] & targets:
+                continue
+            for k in range(RAY_LEN[m, d]):
+                to = RAY_PTS[m, d, k]
+                if (taken >> to) & 1:
+                    break
+                if (targets >> to) & 1:
+                    slides[count, 0] = m
+                    slides[count, 1] = to
+                    count += 1
+    return count
+
+
 @njit(cache=True)
-def _can_win_turn(work, occ: int, hand_mask: int, kinds) -> bool:
+def _can_win_turn(work, occ: int, hand_mask: int, kinds, slides) -> bool:
     """Whether a seat holding the types in ``hand_mask`` has a turn ending with a winning line
     on ``work`` (occupied points ``occ``; no line on it now); ``work`` is only read. A line
     after the turn holds the placed piece (``_placed_line_types``) or the slid one
@@ -154,25 +178,14 @@ def _can_win_turn(work, occ: int, hand_mask: int, kinds) -> bool:
         targets = ALL_POINTS if complete_types else empty_ends | (open_points & ~taken)
         if targets == 0:
             continue  # no slide after placing on p can make a line
-        for j in range(NB_COUNT[p]):
-            m = NB_LIST[p, j]
-            if not (taken >> m) & 1:
-                continue
+        for k in range(_list_slides(p, taken, targets, slides)):
+            m, to = slides[k, 0], slides[k, 1]
             piece = work[m]
-            for d in range(RAY_COUNT[m]):
-                if not RAY_MASK[m, d] & targets:
-                    continue
-                for k in range(RAY_LEN[m, d]):
-                    to = RAY_PTS[m, d, k]
-                    if (taken >> to) & 1:
-                        break
-                    if not (targets >> to) & 1:
-                        continue
-                    if (complete_types or (empty_ends >> to) & 1) and (
-                            _placed_line_types(work, kinds, p, m, to, piece) & hand_mask):
-                        return True
-                    if (open_points >> to) & 1 and _slid_line(work, p, m, to, piece):
-                        return True
+            if (complete_types or (empty_ends >> to) & 1) and (
+                    _placed_line_types(work, kinds, p, m, to, piece) & hand_mask):
+                return True
+            if (open_points >> to) & 1 and _slid_line(work, p, m, to, piece):
+                return True
     return False
 
 
@@ -198,7 +211,7 @@ def _first_decision(slide_phase: bool, t: int, p: int, f: int, to: int) -> int:
 
 @njit(cache=True)
 def _best_moves(i, board, occ, hands, phase, placed, mover: int, n: int, best, work, flags, moves, turns,
-                order, group_start, kinds) -> int:
+                order, group_start, kinds, slides) -> int:
     """The heuristic's best actions in row ``i`` (not the first turn, game going on) into
     ``best`` in increasing order; returns their count."""
     nxt = (mover + 1) % n
@@ -221,30 +234,23 @@ def _best_moves(i, board, occ, hands, phase, placed, mover: int, n: int, best, w
             continue
         complete_types, empty_ends = _line_kinds(work, p, kinds)
         taken = o | (1 << p)
-        for j in range(NB_COUNT[p]):
-            m = NB_LIST[p, j]
-            if not (taken >> m) & 1:
-                continue
+        for k in range(_list_slides(p, taken, ALL_POINTS, slides)):
+            m, to = slides[k, 0], slides[k, 1]
             piece = work[m]
-            for d in range(RAY_COUNT[m]):
-                for k in range(RAY_LEN[m, d]):
-                    to = RAY_PTS[m, d, k]
-                    if (taken >> to) & 1:
-                        break
-                    options = _popcount(_legal_points((taken & ~(1 << m)) | (1 << to)))
-                    slid_line = ((open_points >> to) & 1) != 0 and _slid_line(work, p, m, to, piece)
-                    if next_mask == 0 or options == 0 or slid_line:
-                        wins = all_types
-                    elif complete_types or (empty_ends >> to) & 1:
-                        wins = _placed_line_types(work, kinds, p, m, to, piece)
-                    else:
-                        wins = 0
-                    moves[nmoves, 0] = p
-                    moves[nmoves, 1] = m
-                    moves[nmoves, 2] = to
-                    moves[nmoves, 3] = options
-                    moves[nmoves, 4] = wins
-                    nmoves += 1
+            options = _popcount(_legal_points((taken & ~(1 << m)) | (1 << to)))
+            slid_line = ((open_points >> to) & 1) != 0 and _slid_line(work, p, m, to, piece)
+            if next_mask == 0 or options == 0 or slid_line:
+                wins = all_types
+            elif complete_types or (empty_ends >> to) & 1:
+                wins = _placed_line_types(work, kinds, p, m, to, piece)
+            else:
+                wins = 0
+            moves[nmoves, 0] = p
+            moves[nmoves, 1] = m
+            moves[nmoves, 2] = to
+            moves[nmoves, 3] = options
+            moves[nmoves, 4] = wins
+            nmoves += 1
     # whole turns: a move with a type in hand (the placed type at a slide decision)
     nwin = 0
     nturns = 0
@@ -303,7 +309,7 @@ def _best_moves(i, board, occ, hands, phase, placed, mover: int, n: int, best, w
             work[f] = -1
             work[to] = piece
             after = ((o | (1 << p)) & ~(1 << f)) | (1 << to)
-            if not _can_win_turn(work, after, next_mask, kinds):
+            if not _can_win_turn(work, after, next_mask, kinds, slides):
                 flags[a] = True
                 nsafe += 1
             work[to] = -1
@@ -322,10 +328,10 @@ def _best_moves(i, board, occ, hands, phase, placed, mover: int, n: int, best, w
 def _scratch() -> tuple:
     """Work arrays of ``_row_best`` (made once per kernel call): a board, action flags, the
     moves, the turns, their order by options, the options groups' starts and the kinds of the
-    lines through a point (``_can_win_turn``)."""
+    lines through a point and the slides a placement opens."""
     return (np.empty(NUM_POINTS, np.int8), np.zeros(NUM_ACTIONS, np.bool_), np.empty((MAX_MOVES, 5), np.int32),
             np.empty((MAX_TURNS, 2), np.int32), np.empty(MAX_TURNS, np.int32), np.empty(NUM_POINTS + 2, np.int32),
-            np.empty((LT_PTS.shape[1], 4), np.int32))
+            np.empty((LT_PTS.shape[1], 4), np.int32), np.empty((MAX_SLIDES, 2), np.int32))
 
 
 @njit(cache=True, inline="always")
@@ -340,9 +346,9 @@ def _row_best(i, board, occ, hands, phase, placed, turns, common, n, best, scrat
         for k in range(nlegal[i]):
             best[k] = legal[i, k]
         return nlegal[i]
-    work, flags, moves, turn_list, order, group_start, kinds = scratch
+    work, flags, moves, turn_list, order, group_start, kinds, slides = scratch
     return _best_moves(i, board, occ, hands, phase, placed, mover, n, best, work, flags, moves, turn_list, order,
-                       group_start, kinds)
+                       group_start, kinds, slides)
 
 
 @njit(cache=True, nogil=True)
