@@ -293,6 +293,19 @@ def test_an_unknown_backend_is_refused():
         evaluate("xceter_o_v0", ["random", "random"], 2, backend="dask")
 
 
+def test_an_address_where_no_cluster_answers_is_a_clear_error():
+    import socket
+
+    from fox_envs.evaluation.ray_pool import check_reachable
+
+    with socket.socket() as probe:  # a port nobody listens on once closed
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    with pytest.raises(ConnectionError, match=f"no Ray cluster answers at 127.0.0.1:{port}"):
+        check_reachable(f"127.0.0.1:{port}")
+    check_reachable("auto")  # left to Ray
+
+
 def test_ray_started_by_evaluate_is_shut_down_by_it():
     done = run("""
         import ray, fox_envs

@@ -19,6 +19,7 @@ the end.
 from __future__ import annotations
 
 import logging
+import socket
 import sys
 import traceback
 from collections import deque
@@ -48,11 +49,26 @@ def ray_session(address: str | None = None) -> Iterator[Any]:
     if ray.is_initialized():
         yield ray
         return
+    if address is not None:
+        check_reachable(address)
     ray.init(address=address, include_dashboard=False, logging_level=logging.WARNING)
     try:
         yield ray
     finally:
         ray.shutdown()
+
+
+def check_reachable(address: str, timeout: float = 10.0) -> None:
+    """A ``host:port`` address must accept a connection (Ray itself retries an unreachable one
+    for minutes); ``"auto"``, ``"local"`` and ``ray://`` addresses are left to Ray."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or "://" in address:
+        return
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as error:
+        raise ConnectionError(f"no Ray cluster answers at {address} ({error}); start one there with "
+                              "'ray start --head --port=<port>', or give the address 'ray start' printed") from None
 
 
 def play_chunk(init: Callable[..., None], init_args: tuple, play: Callable[[int], Any],
