@@ -25,12 +25,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from fox_envs.agents.outfoxed import FINISH_BONUS, SOFT, TRUTH_BONUS
+from fox_envs.agents.outfoxed import FINISH_BONUS, SOFT, TRUTH_BONUS, put_value
 from fox_envs.batch._heuristic_rows import pick_tied
 from fox_envs.batch.outfoxed import (CARDS, CHIP_CARD, FOXES, HANDS, KEPT, LAST, MAX_LEGAL, NCARDS, PHASE, STATS)
 from fox_envs.games.outfoxed import (CALL, CALLING, CARDS_PER_COLOUR, CHIP0, CHIPPING, FINISH, KEEP, PASS, PUT, PUT0,
                                      SHOW0)
 
+_put_value = njit(cache=True, inline="always")(put_value)  # the agent's own arithmetic, compiled
 TIE = 1e-9  # scores this close to the best are tied (the agent's tolerance)
 CALLED_TRUE, CALLED_LIE, CALLS, CALL_CHANCES = 0, 1, 2, 3  # offsets of a seat's STATS
 
@@ -188,9 +189,7 @@ def _tied_best(legal_row, scores, n: int, best) -> int:
 
 @njit(cache=True)
 def _put_scores(st, i, me: int, legal_row, n: int, counts, weights, foxes, scores) -> None:
-    """Each put's value: the table with the declared colour added; a lie discounted by the
-    opponent's call rate times what re-chipping it would lose, a true card a bonus for the same
-    chance; minus a small cost for spending a card of a colour we keep."""
+    """Each put's value (``put_value``) for the opponent's call rate."""
     opponent = 1 - me
     stats = STATS + 4 * opponent
     p_call = (st[i, stats + CALLS] + 1.0) / (st[i, stats + CALL_CHANCES] + 2.0)
@@ -202,13 +201,8 @@ def _put_scores(st, i, me: int, legal_row, n: int, counts, weights, foxes, score
     for k in range(n):
         code = legal_row[k] - PUT0
         square, colour, declared = code // 36 + 1, code % 36 // 6, code % 6
-        value = added[square, declared]
-        if colour != declared:
-            value -= p_call * (value - added[square, their_colour])
-        else:
-            value += p_call * TRUTH_BONUS
-        value -= 0.15 * max(weights[colour], 0.0) / st[i, HANDS + 6 * me + colour]
-        scores[k] = value
+        scores[k] = _put_value(added[square, declared], added[square, their_colour], colour == declared, p_call,
+                               weights[colour], st[i, HANDS + 6 * me + colour])
 
 
 @njit(cache=True)
