@@ -155,6 +155,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, OSError) as error:  # InvalidParameterError, IllegalActionError, ... are ValueErrors
         print(f"error: {error}", file=sys.stderr)
         return 2
+    except ImportError as error:  # an optional extra that is not installed (--backend ray)
+        print(f"error: {error}", file=sys.stderr)
+        return 2
 
 
 # ----- list ----------------------------------------------------------------------------------------
