@@ -11,7 +11,8 @@ Reproducibility: game ``i`` draws its chance outcomes (``sample_chance``) from a
 seeded with ``SeedSequence([seed, i])`` and resets agent ``k`` with a seed derived from the same
 sequence, so a game depends only on ``(seed, i)``; games are played in worker processes (spawn
 context, agents rebuilt in each worker from their spec strings, or pickled when given as objects)
-and collected in index order, so the result does not depend on ``workers``.
+and collected in index order, so the result does not depend on ``workers``. With
+``backend="ray"`` the same games are played as Ray tasks (``ray_pool.py``), with the same result.
 
 Failures in workers (``fox_envs/evaluation/pool.py``): an agent's exception is re-raised with
 its own type; a worker process that dies (killed, or an agent raising ``SystemExit``) raises
