@@ -70,10 +70,13 @@ def test_without_ray_the_import_error_names_the_extra():
             fox_envs.evaluate('xceter_o_v0', ['random', 'random'], 2, backend='ray')
         except ImportError as error:
             print(error)
+        from fox_envs.cli import main
+        print('exit', main(['arena', 'xceter_o_v0', 'random', 'random', '--backend', 'ray', '--quiet']))
     """)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.strip().splitlines()
-    assert len(lines) == 2 and all("fox_envs[rllib]" in line for line in lines)
+    assert len(lines) == 3 and all("fox_envs[rllib]" in line for line in lines[:2])
+    assert lines[2] == "exit 2" and "fox_envs[rllib]" in done.stderr
 
 
 # ----- the env ---------------------------------------------------------------------------------
