@@ -43,6 +43,29 @@ def draw_piece(draw, centre: tuple[float, float], piece: int, size: float, outli
                        fill=fill, outline=outline, width=width)
 
 
+def point_box(point: int) -> render.Box:
+    """Pixel box of a piece standing on ``point``."""
+    from fox_envs.games.outfox import COORDS
+
+    x, y = point_xy(*COORDS[point])
+    return x - RADIUS - 2, y - RADIUS - 2, x + RADIUS + 2, y + RADIUS + 2
+
+
+def last_turn_points(state: "OutfoxState") -> tuple[int, ...]:
+    """The points of the last turn: the placement, then the slide's from and to points."""
+    from fox_envs.games.outfox import NUM_PLACE, NUM_POINTS
+
+    history = state.history()
+    if not history:
+        return ()
+    if history[-1] < NUM_PLACE:
+        return (history[-1] % NUM_POINTS,)
+    points = divmod(history[-1] - NUM_PLACE, NUM_POINTS)
+    if len(history) > 1 and history[-2] < NUM_PLACE:
+        return (history[-2] % NUM_POINTS, *points)
+    return points
+
+
 def draw_state(state: "OutfoxState", status: str | None = None) -> np.ndarray:
     from fox_envs.games.outfox import COORDS, NEIGHBOURS, NUM_POINTS, NUM_TYPES, POINT_NAMES
 
@@ -55,18 +78,20 @@ def draw_state(state: "OutfoxState", status: str | None = None) -> np.ndarray:
         for j in NEIGHBOURS[i]:
             if j > i:
                 draw.line((*xy[i], *xy[j]), fill=render.GREY, width=2)
-    winning = {p for line in state.win_lines for p in line}
     for line in state.win_lines:
-        draw.line((*xy[line[0]], *xy[line[2]]), fill=render.GREEN, width=8)
+        draw.line((*xy[line[0]], *xy[line[2]]), fill=render.RESULT, width=8)
     for i in range(NUM_POINTS):
         piece = state.board[i]
         if piece < 0:
             render.disc(draw, xy[i], 5, fill=render.DARK, outline=render.DARK, width=1)
-            render.centred_text(draw, (xy[i][0], xy[i][1] + 14), POINT_NAMES[i], fill=render.GREY, size=11)
         else:
-            marked = i == state.placed or i in winning
-            draw_piece(draw, xy[i], piece, RADIUS, outline=render.ORANGE if marked else render.BLACK,
-                       width=4 if marked else 2)
+            draw_piece(draw, xy[i], piece, RADIUS)
+    render.mark_result(draw, [point_box(p) for p in sorted({p for line in state.win_lines for p in line})],
+                       round_=True)
+    render.mark_last_move(draw, [point_box(p) for p in last_turn_points(state)], round_=True)
+    for i in range(NUM_POINTS):  # point names last, on a halo, below the point: never covered
+        render.halo_text(draw, (xy[i][0] + RADIUS + 6, xy[i][1] + RADIUS - 2), POINT_NAMES[i],
+                         fill=render.BLACK, size=13)
     for r in range(-2, 3):
         x0, y0 = point_xy(max(-2, -2 - r), r)
         render.centred_text(draw, (x0 - 45, y0), "abcde"[r + 2], fill=render.DARK, size=16)

@@ -70,6 +70,14 @@ CORNERS = (
     frozenset(_square(r, c) for r in (0, 1, 2) for c in (7, 8, 9)),  # player_1: h1..j3
 )
 IN_CORNER = tuple(tuple(s in CORNERS[p] for s in range(NUM_SQUARES)) for p in (0, 1))
+CELL, MARGIN = 48, 28  # picture: square size and margin in pixels
+
+
+def square_box(square: int) -> tuple[int, int, int, int]:
+    """Pixel box of ``square`` in the picture (row 9 at the top)."""
+    row, column = divmod(square, NUM_COLUMNS)
+    x0, y0 = MARGIN + column * CELL, MARGIN + (NUM_ROWS - 1 - row) * CELL
+    return x0, y0, x0 + CELL, y0 + CELL
 START_REGULAR = (
     ("b1", "c2", "d3", "e4", "g6", "h7", "i8", "j9"),
     ("a1", "b2", "c3", "d4", "f6", "g7", "h8", "i9"),
@@ -589,33 +597,38 @@ class OutwitState(State):
         return "\n".join(lines)
 
     def render_rgb(self, viewer: int | None = None, status: str | None = None) -> np.ndarray:  # all public
-        cell, margin = 48, 28
-        width, height = NUM_COLUMNS * cell + 2 * margin, NUM_ROWS * cell + 2 * margin + 28
+        width, height = NUM_COLUMNS * CELL + 2 * MARGIN, NUM_ROWS * CELL + 2 * MARGIN + 28
         image, draw = render.canvas(width, height)
-        last = (-1, -1)
-        if self._history and self._history[-1] != PASS:
-            last = divmod(self._history[-1], NUM_SQUARES)
         dark_corner, light_corner = (120, 95, 70), (200, 200, 200)
         for square in range(NUM_SQUARES):
-            row, column = divmod(square, NUM_COLUMNS)
-            x0, y0 = margin + column * cell, margin + (NUM_ROWS - 1 - row) * cell
+            x0, y0, x1, y1 = square_box(square)
             fill = dark_corner if IN_CORNER[0][square] else light_corner if IN_CORNER[1][square] else render.WHITE
-            outline = render.ORANGE if square in last else render.GREY
-            draw.rectangle((x0, y0, x0 + cell, y0 + cell), fill=fill, outline=outline, width=3 if square in last else 1)
+            draw.rectangle((x0, y0, x1, y1), fill=fill, outline=render.GREY, width=1)
             code = self.board[square]
             if code:
-                centre = (x0 + cell / 2, y0 + cell / 2)
+                centre = ((x0 + x1) / 2, (y0 + y1) / 2)
                 dark = code <= 2
-                render.disc(draw, centre, cell * 0.38, fill=render.DARK if dark else render.LIGHT,
+                render.disc(draw, centre, CELL * 0.38, fill=render.DARK if dark else render.LIGHT,
                             outline=render.BLACK, width=2)
                 if code in POWER:
-                    render.disc(draw, centre, cell * 0.12, fill=render.RED, outline=render.RED, width=1)
+                    render.disc(draw, centre, CELL * 0.12, fill=render.RED, outline=render.RED, width=1)
         for row in range(NUM_ROWS):
-            y = margin + (NUM_ROWS - 1 - row) * cell + cell / 2
-            render.centred_text(draw, (margin / 2, y), str(row + 1))
+            y = MARGIN + (NUM_ROWS - 1 - row) * CELL + CELL / 2
+            render.centred_text(draw, (MARGIN / 2, y), str(row + 1))
         for column in range(NUM_COLUMNS):
-            x = margin + column * cell + cell / 2
-            render.centred_text(draw, (x, margin + NUM_ROWS * cell + margin / 2), COLUMNS[column])
+            x = MARGIN + column * CELL + CELL / 2
+            render.centred_text(draw, (x, MARGIN + NUM_ROWS * CELL + MARGIN / 2), COLUMNS[column])
+        if self.winner >= 0:  # the filled home corner
+            boxes = [square_box(s) for s in range(NUM_SQUARES) if IN_CORNER[self.winner][s]]
+            render.mark_result(draw, [(min(b[0] for b in boxes), min(b[1] for b in boxes),
+                                       max(b[2] for b in boxes), max(b[3] for b in boxes))])
+        render.mark_last_move(draw, [square_box(s) for s in self.last_move_squares()])
         status = f"{status or self.status()}   home: dark {self.home[0]}/9, light {self.home[1]}/9"
         render.centred_text(draw, (width / 2, height - 16), status, size=14)
         return render.to_array(image)
+
+    def last_move_squares(self) -> tuple[int, ...]:
+        """The from and to squares of the last move (``()`` at the start or after a pass)."""
+        if self._history and self._history[-1] != PASS:
+            return divmod(self._history[-1], NUM_SQUARES)
+        return ()

@@ -36,6 +36,16 @@ LINES = (
     (0, 3, 6), (1, 4, 7), (2, 5, 8),  # columns
     (0, 4, 8), (2, 4, 6),  # diagonals
 )
+CELL, MARGIN = 80, 30  # picture: square size and margin in pixels
+
+
+def square_box(square: int) -> tuple[int, int, int, int]:
+    """Pixel box of ``square`` in the picture (row 3 at the top)."""
+    row, col = divmod(square, 3)
+    x0, y0 = MARGIN + col * CELL, MARGIN + (2 - row) * CELL
+    return x0, y0, x0 + CELL, y0 + CELL
+
+
 LINE_MASKS = frozenset((1 << a) | (1 << b) | (1 << c) for a, b, c in LINES)
 ORDERED_LINES = frozenset(LINES) | frozenset(tuple(reversed(line)) for line in LINES)
 NUM_PLANES = 10
@@ -292,27 +302,37 @@ class XCeterOState(State):
             lines.append(f"next: player_{self.current_player()} to {verb} {self.piece_label(piece)}")
         return "\n".join(lines)
 
+    def winning_line(self) -> tuple[int, ...]:
+        """The squares of the winner's three pieces (a line), ``()`` while nobody has won."""
+        if self.winner < 0:
+            return ()
+        return tuple(s for s in range(9) if self.board[s] and self.board[s] % 2 == 1 - self.winner)
+
     def render_rgb(self, viewer: int | None = None, status: str | None = None) -> np.ndarray:  # all public
-        cell, margin = 80, 30
-        size = 3 * cell + 2 * margin
+        size = 3 * CELL + 2 * MARGIN
         image, draw = render.canvas(size, size + 30)
+        to_move = self.next_piece() if self.winner < 0 and not self.drawn else 0
+        for square in range(9):
+            x0, y0, x1, y1 = square_box(square)
+            draw.rectangle((x0, y0, x1, y1), outline=render.DARK, width=3)
+            piece = self.board[square]
+            if piece:
+                cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+                if piece % 2:
+                    draw.line((cx - 25, cy - 25, cx + 25, cy + 25), fill=render.RED, width=8)
+                    draw.line((cx - 25, cy + 25, cx + 25, cy - 25), fill=render.RED, width=8)
+                else:
+                    render.disc(draw, (cx, cy), 26, fill=render.LIGHT, outline=render.BLUE, width=8)
+                # the piece number on a badge; the piece to move on a large yellow one
+                badge, radius, text = (render.YELLOW, 15, render.BLACK) if piece == to_move else (render.DARK, 12, render.WHITE)
+                render.disc(draw, (x0 + 17, y0 + 17), radius, fill=badge, outline=render.BLACK, width=2)
+                render.centred_text(draw, (x0 + 17, y0 + 17), str(piece), fill=text, size=22 if piece == to_move else 18)
         for row in range(3):
-            for col in range(3):
-                x0, y0 = margin + col * cell, margin + (2 - row) * cell
-                draw.rectangle((x0, y0, x0 + cell, y0 + cell), outline=render.DARK, width=3)
-                piece = self.board[row * 3 + col]
-                if piece:
-                    cx, cy = x0 + cell / 2, y0 + cell / 2
-                    if piece % 2:
-                        draw.line((cx - 25, cy - 25, cx + 25, cy + 25), fill=render.RED, width=8)
-                        draw.line((cx - 25, cy + 25, cx + 25, cy - 25), fill=render.RED, width=8)
-                    else:
-                        render.disc(draw, (cx, cy), 26, fill=render.LIGHT, outline=render.BLUE, width=8)
-                    highlight = render.ORANGE if piece == self.next_piece() else render.BLACK
-                    render.centred_text(draw, (x0 + 12, y0 + 12), str(piece), fill=highlight, size=16)
-            render.centred_text(draw, (margin / 2, margin + (2 - row) * cell + cell / 2), str(row + 1))
+            render.centred_text(draw, (MARGIN / 2, MARGIN + (2 - row) * CELL + CELL / 2), str(row + 1))
         for col in range(3):
-            render.centred_text(draw, (margin + col * cell + cell / 2, size - margin / 2), "abc"[col])
+            render.centred_text(draw, (MARGIN + col * CELL + CELL / 2, size - MARGIN / 2), "abc"[col])
+        render.mark_result(draw, [square_box(s) for s in self.winning_line()])
+        render.mark_last_move(draw, [square_box(s) for s in self._history[-1:]])
         status = status or str(self).splitlines()[-1]
         render.centred_text(draw, (size / 2, size + 12), status, size=14)
         return render.to_array(image)
