@@ -135,9 +135,26 @@ class OutwitHeuristic(SeededAgent):
     def best_actions(self, state: OutwitState, player: int) -> list[int]:
         """The moves ``act`` chooses among: a lone pass, the first move bringing the ninth chip
         home, else every best-scoring move (scores within 1e-9 tie)."""
+        moves, scores = self.scored_moves(state, player)
+        if len(moves) == 1 and not scores:
+            return moves
+        best: list[int] = []
+        best_score = None
+        for action, score in zip(moves, scores):
+            if best_score is None or score > best_score + 1e-9:
+                best, best_score = [action], score
+            elif abs(score - best_score) <= 1e-9:
+                best.append(action)
+        return best
+
+    @staticmethod
+    def scored_moves(state: OutwitState, player: int) -> tuple[list[int], list[float]]:
+        """``(moves, scores)``: every legal move with this heuristic's score (``LOSS`` when the
+        opponent can then win with one move); ``([action], [])`` for a lone pass or the first
+        move bringing the ninth chip home (played at once)."""
         legal = state.legal_actions()
         if legal == [PASS]:
-            return [PASS]
+            return [PASS], []
         board = state.board[:]
         own = state.squares[player][:]
         theirs = state.squares[1 - player]
@@ -151,13 +168,12 @@ class OutwitHeuristic(SeededAgent):
             if (key >= LIGHT_TO_MOVE) != player:  # a position reached by one of its own moves
                 arrangement = key & own_chips
                 mine[arrangement] = mine.get(arrangement, 0) + count
-        best: list[int] = []
-        best_score = None
+        scores: list[float] = []
         for action in legal:
             origin, target = divmod(action, NUM_SQUARES)
             entering = corner[target] and not corner[origin]
             if entering and home + 1 == 9:
-                return [action]
+                return [action], []
             index = own.index(origin)
             board[target], board[origin] = board[origin], 0
             own[index] = target
@@ -172,8 +188,5 @@ class OutwitHeuristic(SeededAgent):
                 score -= OWN_REPEAT * mine.get(code & own_chips, 0)
             board[origin], board[target] = board[target], 0
             own[index] = origin
-            if best_score is None or score > best_score + 1e-9:
-                best, best_score = [action], score
-            elif abs(score - best_score) <= 1e-9:
-                best.append(action)
-        return best
+            scores.append(score)
+        return legal, scores
