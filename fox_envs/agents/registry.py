@@ -4,7 +4,8 @@ A spec is one of:
 
 * a built-in name: ``random``, ``heuristic`` (the game's heuristic), ``mcts``, ``ismcts``
   (Outfoxed only: ``fox_envs/agents/outfoxed_ismcts.py``), ``perfect`` (X-Ceter-O only: exact
-  play from ``fox_envs/agents/xceter_o_solver.py``); options after a
+  play from ``fox_envs/agents/xceter_o_solver.py``), ``learned`` (two-player Outfox and Outwit:
+  a packaged value network guiding a lookahead, ``fox_envs/agents/learned.py``); options after a
   colon as ``key=value`` pairs separated by commas: ``mcts:simulations=400,c=1.0,rollout=heuristic``
   (values are read as int, float, true/false, else text);
 * ``module:callable``: a factory called as ``factory(env_id=..., seed=..., **kwargs)``;
@@ -21,7 +22,10 @@ Saved policy files (format ``fox_envs.policy/1``, written by ``save_policy``):
 * ``.pkl``: a pickled agent object (reset with the seed), or a pickled dict with the ``.json``
   keys. Pickle runs code from the file: load only files you trust.
 
-``env_id`` in a saved file, when set, must match the game the policy is used for.
+``env_id`` in a saved file, when set, must match the game the policy is used for. The policies
+the training examples save name factories in ``fox_envs.agents.trained``, so they load from any
+working directory; files that name the examples' old factories (``examples.<script>:load_agent``)
+load through the same classes.
 """
 from __future__ import annotations
 
@@ -36,7 +40,7 @@ from fox_envs.core.errors import InvalidParameterError
 from fox_envs.core.params import short_repr
 from fox_envs.core.registry import entry, load_object
 
-AGENT_NAMES = ("random", "heuristic", "mcts", "ismcts", "perfect")
+AGENT_NAMES = ("random", "heuristic", "mcts", "ismcts", "perfect", "learned")
 POLICY_FORMAT = "fox_envs.policy/1"
 POLICY_SUFFIXES = (".json", ".npz", ".pkl")
 
@@ -84,6 +88,10 @@ def make_agent(spec: Any, env_id: str, seed: int | None = None, **kwargs: Any):
                 from fox_envs.agents.xceter_o_solver import make_perfect
 
                 return make_perfect(env_id=env_id, seed=seed, **options)
+            if name == "learned":
+                from fox_envs.agents.learned import make_learned
+
+                return make_learned(env_id=env_id, seed=seed, **options)
             if name == "ismcts":
                 from fox_envs.agents.outfoxed_ismcts import make_ismcts
 
@@ -173,11 +181,24 @@ def load_policy(path: str | os.PathLike, env_id: str, seed: int | None = None, *
     saved_env = record.get("env_id")
     if saved_env and saved_env != env_id:
         raise InvalidParameterError(f"policy file {str(path)!r} was saved for {saved_env}, not {env_id}")
-    try:
-        factory = load_object(record["factory"])
-    except (ImportError, AttributeError, ValueError) as error:
-        raise InvalidParameterError(f"policy file {str(path)!r}: cannot load factory {record['factory']!r}: {error}") from None
+    factory = _policy_factory(path, record["factory"])
     options = {**(record.get("kwargs") or {}), **kwargs}
     if arrays is not None:
         options["arrays"] = arrays
     return factory(env_id=env_id, seed=seed, **options)
+
+
+def _policy_factory(path: Path, name: str):
+    """The factory a saved policy names; the factories of files written by older versions of the
+    training examples (``examples.<script>:load_agent``) map to their package classes."""
+    from fox_envs.agents.trained import LEGACY_FACTORIES
+
+    name = LEGACY_FACTORIES.get(name, name)
+    try:
+        return load_object(name)
+    except (ImportError, AttributeError, ValueError) as error:
+        advice = ""
+        if name.startswith("examples."):
+            advice = ("; it names an examples/ script, not the fox_envs package: retrain and save it with the "
+                      "current example, whose files name a fox_envs class")
+        raise InvalidParameterError(f"policy file {str(path)!r}: cannot load factory {name!r}: {error}{advice}") from None
