@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from fox_envs.core import render
+from fox_envs.games.bye_bye_mr_fox import OVER
 
 if TYPE_CHECKING:
     from fox_envs.games.bye_bye_mr_fox import ByeByeMrFoxState
@@ -40,6 +41,31 @@ def _picture(draw, centre: tuple[float, float], kind: int, covered: bool) -> Non
     render.centred_text(draw, centre, LABELS[kind], fill=text_colour, size=13)
 
 
+def _circle_box(centre: tuple[float, float], radius: float) -> render.Box:
+    return centre[0] - radius, centre[1] - radius, centre[0] + radius, centre[1] + radius
+
+
+def nest_box(colour: int) -> render.Box:
+    """Pixel box of hen ``colour``'s nest below the ring."""
+    x0, y0 = 30 + colour * 150, SIZE + 10
+    return x0, y0, x0 + 120, y0 + 80
+
+
+def mark_last_move(draw, state: "ByeByeMrFoxState") -> None:
+    """Mark where the last player decision put something: the nest circle of an egg (``N<s>``),
+    the outer circle of a hen or fox (``O<s>``), the hen's nest given the egg (``give``)."""
+    found = render.last_decision(state)
+    if found is None:
+        return
+    action = found[1]
+    if action < 6:
+        render.mark_last_move(draw, [_circle_box(_point(action, 70), 24)], round_=True)
+    elif action < 12:
+        render.mark_last_move(draw, [_circle_box(_point(action - 6, 165), 36)], round_=True)
+    else:
+        render.mark_last_move(draw, [nest_box(action - 12)])
+
+
 def draw_board(state: "ByeByeMrFoxState", status: str | None = None) -> np.ndarray:
     image, draw = render.canvas(SIZE, SIZE + 130)
     for s in range(6):  # sector wedges
@@ -66,16 +92,22 @@ def draw_board(state: "ByeByeMrFoxState", status: str | None = None) -> np.ndarr
         render.centred_text(draw, _point(s, 70), f"N{s}", size=11)
     render.disc(draw, CENTRE, 6, fill=render.DARK)
     for c in range(3):  # the three hens' nests
-        x0 = 30 + c * 150
-        y0 = SIZE + 10
-        draw.rectangle((x0, y0, x0 + 120, y0 + 80), fill=(190, 150, 90), outline=render.DARK, width=2)
+        x0, y0, x1, y1 = nest_box(c)
+        draw.rectangle((x0, y0, x1, y1), fill=(190, 150, 90), outline=render.DARK, width=2)
         render.disc(draw, (x0 + 20, y0 + 20), 12, fill=HEN_COLOURS[c], width=1)
         render.centred_text(draw, (x0 + 75, y0 + 18), LABELS[c], size=13)
         for k in range(3):
             x = x0 + 25 + 35 * k
             fill = EGG_COLOUR if k < state.nests[c] else (150, 115, 70)
             draw.ellipse((x - 11, y0 + 42, x + 11, y0 + 72), fill=fill, outline=render.DARK, width=1)
-    render.centred_text(draw, (SIZE / 2, SIZE + 108), status or state.status(), size=14)
+    mark_last_move(draw, state)
+    if state.phase == OVER and status is None:  # the team's result on a banner, full nests marked
+        if state.won:
+            render.mark_result(draw, [nest_box(c) for c in range(3)])
+        render.banner(draw, (20, SIZE + 96, SIZE - 20, SIZE + 118), state.status(),
+                      colour=render.RESULT if state.won else render.RED)
+    else:
+        render.centred_text(draw, (SIZE / 2, SIZE + 108), status or state.status(), size=14)
     down = ", ".join(f"{n} {LABELS[k]}" for k, n in enumerate(state.face_down))
     render.centred_text(draw, (SIZE / 2, SIZE + 124), f"face down: {down}", size=12)
     return render.to_array(image)
