@@ -1,5 +1,5 @@
 """Random-play throughput of every fox_envs env beside PettingZoo's classic games, same loop,
-same run (issues 2 and 9). No timed assertions anywhere: this script only measures.
+same run. No timed assertions anywhere: this script only measures.
 
     python benchmarks/bench.py                 # all games, 5 alternating rounds of ~1 s each
     python benchmarks/bench.py --seconds 0.5 --rounds 3 --json results/bench.json

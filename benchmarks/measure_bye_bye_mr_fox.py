@@ -42,9 +42,10 @@ def measure(game: ByeByeMrFoxGame, team: str, games: int) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("games", nargs="?", type=int, default=10_000)
-    parser.add_argument("--eggs", default="16,14,12")
-    parser.add_argument("--optimal", action="store_true", help="also solve and play optimally")
+    parser.add_argument("games", nargs="?", type=int, default=10_000, help="games per team (default 10000)")
+    parser.add_argument("--eggs", default="16,14,12",
+                        help="comma-separated egg_tokens settings to measure (default 16,14,12)")
+    parser.add_argument("--optimal", action="store_true", help="also solve the game and play the optimal agent (minutes)")
     args = parser.parse_args()
     for eggs in [int(e) for e in args.eggs.split(",")]:
         game = ByeByeMrFoxGame(egg_tokens=eggs)

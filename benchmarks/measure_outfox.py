@@ -1,11 +1,13 @@
-"""Outfox heuristic vs random, seats rotated: ``python benchmarks/measure_outfox.py [games] [num_players]``.
+"""Outfox heuristic vs random, seats rotated.
+
+    python benchmarks/measure_outfox.py [games] [num_players]     # e.g. 1000 2, or 999 3
 
 Two players: half the games with the heuristic as player_0, half as player_1. Three players: one
 heuristic and two random agents, the heuristic in each seat equally often.
 """
 from __future__ import annotations
 
-import sys
+import argparse
 import time
 
 from fox_envs.agents import RandomAgent
@@ -43,4 +45,9 @@ def main(games: int = 200, num_players: int = 2) -> None:
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 200, int(sys.argv[2]) if len(sys.argv) > 2 else 2)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("games", nargs="?", type=int, default=200, help="games (default 200)")
+    parser.add_argument("num_players", nargs="?", type=int, choices=(2, 3), default=2, metavar="num_players",
+                        help="2 or 3 players (default 2)")
+    args = parser.parse_args()
+    main(args.games, args.num_players)

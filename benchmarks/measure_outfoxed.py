@@ -30,8 +30,8 @@ def play(game: OutfoxedGame, agents: list, seed: int) -> list[float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=10000)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--games", type=int, default=10000, help="games (default 10000)")
+    parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     args = parser.parse_args()
     game = OutfoxedGame()
     heuristic, random = OutfoxedHeuristic(), RandomAgent()

@@ -32,12 +32,13 @@ def play(agents, seed: int, cap: int):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=200, help="games per measurement (even)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--cap", type=int, default=OutwitGame.max_moves_default)
-    parser.add_argument("--skip-random", action="store_true")
-    parser.add_argument("--skip-self", action="store_true")
+    parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    parser.add_argument("--cap", type=int, default=OutwitGame.max_moves_default,
+                        help="moves before a game counts as truncated (default: the env's max_moves)")
+    parser.add_argument("--skip-random", action="store_true", help="skip heuristic vs random")
+    parser.add_argument("--skip-self", action="store_true", help="skip heuristic self-play")
     args = parser.parse_args()
 
     if not args.skip_random:

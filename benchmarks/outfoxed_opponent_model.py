@@ -54,8 +54,8 @@ def measure(games: int, seed: int) -> tuple[Counter, Counter, Counter, Counter]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=300)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--games", type=int, default=300, help="self-play games (default 300)")
+    parser.add_argument("--seed", type=int, default=0, help="seed (default 0)")
     args = parser.parse_args()
     declare, chip, truth, _ = measure(args.games, args.seed)
     print(f"heuristic self-play, {args.games} games, seed {args.seed}")

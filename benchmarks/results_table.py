@@ -9,8 +9,8 @@ Every row is one ``fox_envs.evaluation.evaluate`` match with seats rotated; the 
 the matchup is the one reported. MCTS is ``make_agent("mcts", env_id)``: the game's tuned search
 settings (``fox_envs/agents/evaluators.py``, ``SEARCH_DEFAULTS``), unless ``--simulations`` or
 ``--mcts`` says otherwise. Besides each game's default params, three-player Outfox gets its own
-rows. The default game counts (``CASES``) finish the whole table in about 10 minutes on 2
-cores. Results depend only on the arguments (not on ``--workers``). Progress goes to stderr,
+rows. The default game counts (``CASES``) finish the whole table in several minutes (measured
+8.5 minutes on a 2-core machine with ``--workers 2``). Results depend only on the arguments (not on ``--workers``). Progress goes to stderr,
 the Markdown table to stdout.
 """
 from __future__ import annotations
@@ -30,7 +30,8 @@ HEADER = ("| game | matchup (first agent reported) | games | W / D / L | win rat
           "| mean return [95% CI] | mean length | truncated |")
 
 # (env id, params, games per heuristic/random row, games per MCTS row): sized so the whole table
-# takes about 10 minutes with 2 workers (MCTS per-move times are in docs/evaluation.md).
+# takes several minutes with 2 workers (measured 8.5 minutes on 2 cores; MCTS per-move times are
+# in docs/evaluation.md).
 CASES: tuple[tuple[str, dict, int, int], ...] = (
     ("xceter_o_v0", {}, 200, 200),
     ("outwit_v0", {}, 200, 200),
@@ -83,14 +84,16 @@ def row(label_game: str, label: str, result) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--envs", nargs="*", default=list(fox_envs.ENV_IDS))
+    parser.add_argument("--envs", nargs="*", default=list(fox_envs.ENV_IDS),
+                        help="env ids to measure (default: every registered game)")
     parser.add_argument("--games", type=int, help="games per heuristic/random row (default: per game, CASES)")
     parser.add_argument("--mcts-games", type=int, help="games per MCTS row (default: per game, CASES)")
     parser.add_argument("--simulations", type=int,
                         help="MCTS simulations per move (default: each game's tuned setting)")
     parser.add_argument("--mcts", default="mcts", help="the MCTS agent spec (default 'mcts': tuned per game)")
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=2,
+                        help="worker processes (default 2; the results do not depend on it)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of every match (default 0)")
     parser.add_argument("--out", help="also write the Markdown table here")
     parser.add_argument("--json", help="write every match result as JSON here")
     args = parser.parse_args(argv)
