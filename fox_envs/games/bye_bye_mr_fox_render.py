@@ -51,6 +51,13 @@ def nest_box(colour: int) -> render.Box:
     return x0, y0, x0 + 120, y0 + 80
 
 
+def circle_box(action: int) -> render.Box:
+    """Pixel box of the circle a placement fills: nest circle ``N<s>`` (0..5), outer ``O<s>`` (6..11)."""
+    if action < 6:
+        return _circle_box(_point(action, 70), 24)
+    return _circle_box(_point(action - 6, 165), 36)
+
+
 def mark_last_move(draw, state: "ByeByeMrFoxState") -> None:
     """Mark where the last player decision put something: the nest circle of an egg (``N<s>``),
     the outer circle of a hen or fox (``O<s>``), the hen's nest given the egg (``give``)."""
@@ -58,10 +65,8 @@ def mark_last_move(draw, state: "ByeByeMrFoxState") -> None:
     if found is None:
         return
     action = found[1]
-    if action < 6:
-        render.mark_last_move(draw, [_circle_box(_point(action, 70), 24)], round_=True)
-    elif action < 12:
-        render.mark_last_move(draw, [_circle_box(_point(action - 6, 165), 36)], round_=True)
+    if action < 12:
+        render.mark_last_move(draw, [circle_box(action)], round_=True)
     else:
         render.mark_last_move(draw, [nest_box(action - 12)])
 
