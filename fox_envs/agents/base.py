@@ -41,6 +41,20 @@ class SeededAgent:
         raise NotImplementedError
 
 
+def best_scoring(actions: list[int], score) -> list[int]:
+    """The actions of the highest ``score(action)``: a score more than 1e-9 above the best so far
+    starts a new best list, one within 1e-9 of it joins the list (actions in the given order)."""
+    best: list[int] = []
+    best_score = None
+    for action in actions:
+        value = score(action)
+        if best_score is None or value > best_score + 1e-9:
+            best, best_score = [action], value
+        elif abs(value - best_score) <= 1e-9:
+            best.append(action)
+    return best
+
+
 class RandomAgent(SeededAgent):
     """Uniformly random legal action."""
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from math import comb
 
-from fox_envs.agents.base import SeededAgent
+from fox_envs.agents.base import SeededAgent, best_scoring
 from fox_envs.games.outfoxed import (
     CALL, CHIP0, FINISH, KEEP0, PASS, PUT0, SHOW0, OutfoxedInfo, OutfoxedState, square_winner,
 )
@@ -85,17 +85,8 @@ class OutfoxedHeuristic(SeededAgent):
     # ----- helpers ---------------------------------------------------------------------------
     @staticmethod
     def _best(actions: list[int], score) -> list[int]:
-        """The actions of the highest score: a score more than 1e-9 above the best so far starts
-        a new best list, one within 1e-9 of it joins the list (actions in the given order)."""
-        best: list[int] = []
-        best_score = None
-        for action in actions:
-            value = score(action)
-            if best_score is None or value > best_score + 1e-9:
-                best, best_score = [action], value
-            elif abs(value - best_score) <= 1e-9:
-                best.append(action)
-        return best
+        """The actions of the highest score (``fox_envs.agents.base.best_scoring``)."""
+        return best_scoring(actions, score)
 
     @staticmethod
     def _keep(info: OutfoxedInfo, legal: list[int]) -> list[int]:

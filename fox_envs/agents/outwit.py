@@ -17,7 +17,7 @@ Ties are broken with the seeded ``rng``.
 """
 from __future__ import annotations
 
-from fox_envs.agents.base import SeededAgent
+from fox_envs.agents.base import SeededAgent, best_scoring
 from fox_envs.games.outwit import (
     ALL_RAYS, IN_CORNER, LIGHT_TO_MOVE, MOVER_KEY, NUM_COLUMNS, NUM_SQUARES, ORTHOGONAL_RAYS, OWN_CHIPS, PASS,
     OutwitState, generate_moves, moved_code,
@@ -138,14 +138,7 @@ class OutwitHeuristic(SeededAgent):
         moves, scores = self.scored_moves(state, player)
         if len(moves) == 1 and not scores:
             return moves
-        best: list[int] = []
-        best_score = None
-        for action, score in zip(moves, scores):
-            if best_score is None or score > best_score + 1e-9:
-                best, best_score = [action], score
-            elif abs(score - best_score) <= 1e-9:
-                best.append(action)
-        return best
+        return best_scoring(moves, dict(zip(moves, scores)).__getitem__)
 
     @staticmethod
     def scored_moves(state: OutwitState, player: int) -> tuple[list[int], list[float]]:
