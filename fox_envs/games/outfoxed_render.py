@@ -152,10 +152,11 @@ def _hand(draw, x: float, y: float, counts: list[int]) -> None:
 
 
 def _backs(draw, x: float, y: float, count: int, label: str) -> None:
-    """``count`` card backs fanned, with a label."""
+    """``count`` card backs fanned (wider apart when few), with a label."""
+    step = 27 if count <= 3 else 6
     for k in range(min(count, 12)):
-        _card_back(draw, (x + 6 * k, y, x + 6 * k + 22, y + 30))
-    render.centred_text(draw, (x + 6 * min(count, 12) + 22 + 40, y + 15), label, size=13)
+        _card_back(draw, (x + step * k, y, x + step * k + 22, y + 30))
+    render.centred_text(draw, (x + step * max(min(count, 12) - 1, 0) + 22 + 40, y + 15), label, size=13)
 
 
 def _panel(draw, state: OutfoxedState, viewer: int | None, player: int) -> None:
@@ -185,7 +186,7 @@ def _panel(draw, state: OutfoxedState, viewer: int | None, player: int) -> None:
         render.centred_text(draw, (810, y0 + 41), f"score {score}" if final else f"score now {score}", size=15)
     else:
         _backs(draw, 140, y0 + 26, sum(state.hands[player]), f"{sum(state.hands[player])} card{'' if sum(state.hands[player]) == 1 else 's'}")
-        _backs(draw, 640, y0 + 26, sum(state.kept[player]), "hidden")
+        _backs(draw, 640, y0 + 26, sum(state.kept[player]), f"{sum(state.kept[player])} hidden")
 
 
 def _last_move(draw, state: OutfoxedState) -> None:
