@@ -126,3 +126,19 @@ def test_a_given_status_line_is_drawn_under_the_board(game_id):
     assert stopped.shape == plain.shape and not np.array_equal(stopped, plain)
     rows = np.flatnonzero(np.any(stopped != plain, axis=(1, 2)))
     assert rows.min() > plain.shape[0] * 0.8  # only the status line at the bottom changed
+
+
+def test_an_outfoxed_viewer_sees_its_own_hand_and_only_that():
+    """Redrawing what player_1 cannot know (player_0's hand, kept cards, faces) leaves player_1's
+    picture as it was and changes player_0's own picture whenever player_0's hand changed."""
+    rng = np.random.default_rng(6)
+    changed = 0
+    for _before, _action, state in random_game("outfoxed_v0", seed=6, limit=80)[10::7]:
+        if state.is_terminal():
+            continue
+        other = state.sample_determinisation(1, rng)
+        np.testing.assert_array_equal(state.render_rgb(1), other.render_rgb(1))
+        if other.hands[0] != state.hands[0]:
+            assert not np.array_equal(state.render_rgb(0), other.render_rgb(0))
+            changed += 1
+    assert changed >= 3

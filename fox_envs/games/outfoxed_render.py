@@ -231,7 +231,8 @@ def rgb_picture(state: OutfoxedState, viewer: int | None = None, status: str | N
     for index in range(len(state.cards)):
         _draw_card(draw, state, index, viewer)
     render.centred_text(draw, (WIDTH / 2, SQUARES_TOP + SQUARE_H + 14),
-                        "card back = face down;  round token = the card's chip (the colour it counts as)", size=12)
+                        "card back = face down (a top band: its true face, shown to whoever may know it);  "
+                        "round token = its chip (the colour it counts as)", size=12)
     for position in range(FINISH + 1):
         label = "finish 6" if position == FINISH else str(position)
         render.centred_text(draw, (TRACK_LEFT + position * STEP + (STEP - 6) / 2, TRACK_TOP - 12), label, size=12)
