@@ -194,3 +194,24 @@ def test_short_match_runs(env_id):
 def test_learned_beats_the_heuristic_more_often_than_not(env_id):
     result = evaluate(env_id, ["learned", "heuristic"], num_games=60, seed=11, workers=2)
     assert result.results[0].wins > result.results[0].losses
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("script", ["train_outfox_learned", "train_outwit_learned"])
+def test_training_scripts_quick_run_writes_weights_and_curve(script, tmp_path):
+    import importlib
+    from pathlib import Path
+
+    root = str(Path(__file__).resolve().parents[1])
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    main = importlib.import_module(f"examples.{script}").main
+    weights, plot = tmp_path / "policy.npz", tmp_path / "curve.png"
+    result = main(["--quick", "--save", str(weights), "--plot", str(plot)])
+    assert plot.stat().st_size > 1000
+    point = result["curve"][-1]
+    assert point["random"]["win_rate"] > 0.5  # a trained agent beats random play
+    env_id = script.removeprefix("train_").removesuffix("_learned") + "_v0"
+    agent = make_agent(str(weights), env_id, seed=0)  # the saved policy file loads by its path
+    state = fox_envs.make_game(env_id).new_initial_state()
+    assert agent.act(state, 0) in state.legal_actions()
