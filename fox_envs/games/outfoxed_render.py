@@ -185,7 +185,8 @@ def _panel(draw, state: OutfoxedState, viewer: int | None, player: int) -> None:
         final = state.phase == OVER and state.finished
         render.centred_text(draw, (810, y0 + 41), f"score {score}" if final else f"score now {score}", size=15)
     else:
-        _backs(draw, 140, y0 + 26, sum(state.hands[player]), f"{sum(state.hands[player])} card{'' if sum(state.hands[player]) == 1 else 's'}")
+        held = sum(state.hands[player])
+        _backs(draw, 140, y0 + 26, held, f"{held} card{'' if held == 1 else 's'}")
         _backs(draw, 640, y0 + 26, sum(state.kept[player]), f"{sum(state.kept[player])} hidden")
 
 

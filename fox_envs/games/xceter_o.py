@@ -324,9 +324,11 @@ class XCeterOState(State):
                 else:
                     render.disc(draw, (cx, cy), 26, fill=render.LIGHT, outline=render.BLUE, width=8)
                 # the piece number on a badge; the piece to move on a large yellow one
-                badge, radius, text = (render.YELLOW, 15, render.BLACK) if piece == to_move else (render.DARK, 12, render.WHITE)
+                moving = piece == to_move
+                badge, radius, text, number_size = (render.YELLOW, 15, render.BLACK, 22) if moving else \
+                    (render.DARK, 12, render.WHITE, 18)
                 render.disc(draw, (x0 + 17, y0 + 17), radius, fill=badge, outline=render.BLACK, width=2)
-                render.centred_text(draw, (x0 + 17, y0 + 17), str(piece), fill=text, size=22 if piece == to_move else 18)
+                render.centred_text(draw, (x0 + 17, y0 + 17), str(piece), fill=text, size=number_size)
         for row in range(3):
             render.centred_text(draw, (MARGIN / 2, MARGIN + (2 - row) * CELL + CELL / 2), str(row + 1))
         for col in range(3):
