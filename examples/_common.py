@@ -1,19 +1,18 @@
-"""Helpers shared by the training examples: command-line options, timing, and win rates against
+"""Helpers shared by the training examples: command-line options, timing, win rates against
 the baselines measured with ``fox_envs.evaluation.evaluate`` (seats rotated, Wilson 95 %
-intervals).
+intervals) and the learning-curve PNG.
 
 The examples import this module as ``examples._common``: a script run as
-``python examples/<name>.py`` first puts the repository root on ``sys.path``, so the scripts are
-importable as ``examples.<module>`` and saved policies can name their factories
-``examples.<module>:<callable>`` (loadable by ``python -m fox_envs arena`` run from the
-repository root).
+``python examples/<name>.py`` first puts the repository root on ``sys.path``. The policies they
+train live in the package (``fox_envs.agents.trained``), so the files they save load from any
+working directory.
 """
 from __future__ import annotations
 
 import argparse
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -26,12 +25,19 @@ def base_parser(description: str, epilog: str | None = None) -> argparse.Argumen
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seed", type=int, default=0, help="seed of training and evaluation (default 0)")
     parser.add_argument("--quick", action="store_true",
-                        help="a short run (about a minute on 2 cores) with smaller defaults")
+                        help="a short run with smaller defaults (the measured time is in the script's description)")
     parser.add_argument("--eval-games", type=int, default=None,
                         help="games per evaluation match (default: the script's, smaller with --quick)")
     parser.add_argument("--workers", type=int, default=1,
                         help="worker processes for the evaluation matches (default 1; results do not depend on it)")
     return parser
+
+
+def add_plot_option(parser: argparse.ArgumentParser, default: str) -> None:
+    """``--plot PATH``: where the learning curve goes (default ``default``; ``''`` for none)."""
+    parser.add_argument("--plot", default=default, metavar="PATH.png",
+                        help=f"write the learning curve (win rates over training, 95%% intervals) here "
+                             f"(default {default}; '' for none; needs pip install 'fox_envs[plot]')")
 
 
 def pick(value: Any, quick: bool, quick_default: Any, full_default: Any) -> Any:
@@ -119,3 +125,45 @@ def print_before_after(before: dict[str, dict[str, Any]], after: dict[str, dict[
         left = f"{b['win_rate']:.3f} [{b['ci95'][0]:.3f}, {b['ci95'][1]:.3f}]" if b else "-"
         right = f"{a['win_rate']:.3f} [{a['ci95'][0]:.3f}, {a['ci95'][1]:.3f}]"
         print(f"  {prefix}{opponent:<12} before {left}   after {right}   ({a['games']} games)")
+
+
+# ----- learning curve --------------------------------------------------------------------------
+def curve_point(x_value: int, rates: dict[str, dict[str, Any]], x: str = "step") -> dict[str, Any]:
+    """One evaluation of the learning curve: ``{x: x_value, name: win-rate record, ...}``."""
+    return {x: x_value, **rates}
+
+
+def curve_recorder(curve: list[dict[str, Any]], rates_of: Callable[[Any], dict[str, dict[str, Any]]],
+                   description: str, prefix: str = "vs ", until: int | None = None) -> Callable[[int, Any], None]:
+    """A training callback ``(games done, model)``: measure ``rates_of(model)``, append it to
+    ``curve`` and print it as ``description: vs random 0.820 [0.692, 0.902], ...``. Nothing is
+    measured from ``until`` games on (the full evaluation after training takes that point)."""
+    def record(done: int, model: Any) -> None:
+        if until is not None and done >= until:
+            return
+        rates = rates_of(model)
+        curve.append(curve_point(done, rates, "games"))
+        print(f"    {description}: " + ", ".join(
+            f"{prefix}{name} {r['win_rate']:.3f} [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]"
+            for name, r in rates.items()),
+            flush=True)
+    return record
+
+
+def write_learning_curve(points: Sequence[dict[str, Any]], path: str, title: str, x: str = "step",
+                         x_label: str = "training steps", **options: Any) -> Path | None:
+    """Draw the curve with ``fox_envs.evaluation.plot_learning_curve`` (``options``: its
+    ``labels``, ``y_label``...) and say where it went;
+    without matplotlib, say what to install and go on (the training result is printed anyway)."""
+    if not path:
+        return None
+    from fox_envs.evaluation import plot_learning_curve
+
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    try:
+        written = plot_learning_curve(points, path, title=title, x=x, x_label=x_label, **options)
+    except ImportError as error:
+        print(f"no learning curve: {error}")
+        return None
+    print(f"learning curve written to {written}")
+    return written

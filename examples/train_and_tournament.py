@@ -4,17 +4,18 @@
 
 1. Trains the tabular Q-learner of ``examples/train_xceter_o_qlearning.py`` on X-Ceter-O.
 2. Saves it as a ``fox_envs.policy/1`` ``.npz`` file (``fox_envs.agents.save_policy``): the
-   table's arrays plus the factory ``examples.train_xceter_o_qlearning:load_agent``.
+   table's arrays plus the factory ``fox_envs.agents.trained.xceter_o_q:load_agent``.
 3. Loads it back by path with ``fox_envs.agents.make_agent(path, env_id)`` (exactly what the
    command line does) and checks it plays the same moves as the trained table.
 4. Plays a round robin (``fox_envs.evaluation.round_robin``) between the saved policy (given by
    its path), ``random`` and ``heuristic`` (plus any ``--extra`` agents such as
    ``mcts:simulations=100``), seats rotated, and prints the ratings and the cross table.
-5. Prints the command that plays the saved policy from the repository root:
+5. Prints the command that plays the saved policy:
    ``python -m fox_envs arena xceter_o_v0 policies/xceter_o_q.npz random``.
 
-The factory is imported by its module path, so run ``python -m fox_envs`` from the repository
-root (where ``examples/`` is importable).
+The factory is in the fox_envs package, so the file loads from any working directory. The
+learning curve (win rates of the greedy table at every fifth of training, ``games // 4``
+evaluation games each) goes to ``--plot``.
 """
 from __future__ import annotations
 
@@ -26,7 +27,10 @@ if __package__ in (None, ""):
 
 from typing import Any, Sequence
 
-from examples._common import REPO_ROOT, Timer, base_parser, format_rate, pick, rate_record
+from examples._common import (
+    REPO_ROOT, Timer, add_plot_option, against_baselines, base_parser, curve_recorder, format_rate, pick,
+    rate_record, write_learning_curve,
+)
 from examples.train_xceter_o_qlearning import ENV_ID, QAgent, parse_mix, save, train
 
 DEFAULT_OUT = "policies/xceter_o_q.npz"
@@ -61,6 +65,7 @@ def build_parser():
     parser.add_argument("--extra", nargs="*", default=[], metavar="AGENT",
                         help="more agents for the round robin, e.g. mcts:simulations=100")
     parser.add_argument("--bootstrap", type=int, default=200, help="bootstrap resamples of the ratings (default 200)")
+    add_plot_option(parser, "results/xceter_o_q_curve.png")
     return parser
 
 
@@ -74,8 +79,15 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     games = pick(args.eval_games, args.quick, 200, 1000)
     timer = Timer()
     print(f"X-Ceter-O: train a Q-table ({episodes} games), save it, round robin ({games} games per pair), seed {args.seed}")
-    table = train(episodes, seed=args.seed, mix=parse_mix(args.mix), log_every=max(1, episodes // 5))
+    curve_games = max(20, games // 4)
+    curve: list[dict[str, Any]] = []
+    evaluate = curve_recorder(curve, lambda table: against_baselines(ENV_ID, QAgent(table), curve_games,
+                                                                      args.seed + 1000, args.workers),
+                              f"greedy on the table ({curve_games} games each)")
+    table = train(episodes, seed=args.seed, mix=parse_mix(args.mix), log_every=max(1, episodes // 5),
+                  on_report=evaluate)
     print(f"trained in {timer.seconds:.1f}s: {len(table.values)} canonical states")
+    write_learning_curve(curve, args.plot, f"X-Ceter-O Q-table, seed {args.seed}", x="games", x_label="training games")
 
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -106,7 +118,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         shown = path.resolve().relative_to(REPO_ROOT)
     except ValueError:
         shown = path
-    print("play it again from the repository root with:\n"
+    print("play it again (from any directory) with:\n"
           f"  python -m fox_envs arena {ENV_ID} {shown} random --games 200\n"
           f"  python -m fox_envs tournament {ENV_ID} {shown} random heuristic --games 200")
     print(f"wall time {timer.seconds:.1f}s")

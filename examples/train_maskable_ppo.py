@@ -10,10 +10,11 @@ vectorised environments seat it as player_0, half as player_1. The legal-action 
 the env's ``action_masks()`` method (the sb3-contrib convention), so the policy never picks an
 illegal action; the reward is +1 / -1 at the end of the game.
 
-On Outfox the defaults are a point-by-point convolutional policy (``examples/_board_policy.py``:
-placement logits from each point's features, slide logits from a bilinear score of origin and
-destination) over the observation plus ten feature planes (``examples/_outfox_features.py``:
-where each piece type would complete a line, and the pieces of a line already on the board),
+On Outfox the defaults are a point-by-point convolutional policy
+(``fox_envs/agents/trained/outfox_board_policy.py``: placement logits from each point's
+features, slide logits from a bilinear score of origin and destination) over the observation
+plus ten feature planes (``fox_envs/agents/trained/outfox_planes.py``: where each piece type
+would complete a line, and the pieces of a line already on the board),
 with short rollouts, many updates and gamma 0.9. Elsewhere the policy is SB3's ``MlpPolicy``
 on the flattened tensor. ``--policy`` / ``--features`` / the PPO options override the defaults.
 
@@ -38,7 +39,13 @@ if __package__ in (None, ""):
 
 from typing import Any, Callable, Sequence
 
-from examples._common import Timer, against_baselines, base_parser, pick, print_before_after, print_rates
+from examples._common import (
+    Timer, add_plot_option, against_baselines, base_parser, curve_point, pick, print_before_after, print_rates,
+    write_learning_curve,
+)
+from fox_envs.agents.trained.sb3_policy import (  # noqa: F401  (the policy lives in the package)
+    MaskedPolicyAgent, load_agent, observe_function, save_maskable_ppo,
+)
 
 ENV_ID = "outfox_v0"
 MISSING = (
@@ -58,23 +65,6 @@ def require_sb3():
     except ImportError as error:
         raise SystemExit(MISSING.format(name=error.name or error)) from None
     return MaskablePPO, DummyVecEnv
-
-
-class MaskedPolicyAgent:
-    """A trained MaskablePPO model as a fox_envs agent: the greedy (most probable) legal action
-    for the player's observation (``observe(state, player)``, by default the observation
-    tensor; with feature planes, the same function the training wrapper uses) and mask."""
-
-    name = "ppo"
-
-    def __init__(self, model, observe: Callable[[Any, int], Any] | None = None) -> None:
-        self.model = model
-        self.observe = observe or (lambda state, player: state.observation_tensor(player))
-
-    def act(self, state, player: int) -> int:
-        action, _ = self.model.predict(self.observe(state, player), deterministic=True,
-                                       action_masks=state.legal_actions_mask().astype(bool))
-        return int(action)
 
 
 def board_cnn_class():
@@ -103,7 +93,7 @@ def board_cnn_class():
 
 def make_vec_env(opponent: str, n_envs: int, seed: int, env_id: str = ENV_ID, features: str = "none"):
     """``n_envs`` Gymnasium views with the learner in alternating seats (``features="lines"``:
-    Outfox's completion planes appended, ``examples/_outfox_features.py``)."""
+    Outfox's completion planes appended, ``fox_envs/agents/trained/outfox_planes.py``)."""
     import gymnasium as gym
 
     from fox_envs.core.registry import entry  # importing fox_envs registers the gym ids
@@ -115,7 +105,7 @@ def make_vec_env(opponent: str, n_envs: int, seed: int, env_id: str = ENV_ID, fe
         def make():
             view = gym.make(gym_id, opponent=opponent, seat=seat)
             if features == "lines":
-                from examples._outfox_features import LinePlanes
+                from fox_envs.agents.trained.outfox_planes import LinePlanes
 
                 view = LinePlanes(view)
             return view
@@ -151,33 +141,41 @@ def settings(args) -> dict[str, Any]:
     return chosen
 
 
-def save_model(model, path: str | Path, env_id: str, features: str) -> Path:
-    """Save the SB3 model at ``path`` (.zip) and a fox_envs policy file beside it
-    (``<path stem>.json``) naming ``load_agent``, so ``python -m fox_envs arena`` loads it."""
-    from fox_envs.agents import save_policy
+def progress_callback(steps: int, opponent: str, checkpoint: Callable[[int], None] | None = None):
+    """An SB3 callback for one phase of ``steps`` env steps: about every tenth of the phase it
+    prints the steps done, the learner's wins among the training games finished since the last
+    line and the time; once half the phase is done it calls ``checkpoint(total env steps)``
+    (a learning-curve evaluation; greedy play changes no training state)."""
+    from stable_baselines3.common.callbacks import BaseCallback
 
-    path = Path(path)
-    model.save(path)
-    zip_path = path if path.suffix == ".zip" else path.with_name(path.name + ".zip")  # SB3 appends .zip
-    return save_policy(zip_path.with_suffix(".json"), "examples.train_maskable_ppo:load_agent", env_id,
-                       model=str(zip_path.resolve()), features=features)
+    every = max(1, steps // 10)
 
+    class PhaseProgress(BaseCallback):
+        def _on_training_start(self) -> None:
+            self.start, self.next_line, self.checked = self.num_timesteps, every, checkpoint is None
+            self.wins = self.games = 0
+            self.timer = Timer()
 
-def load_agent(env_id: str = ENV_ID, seed: int | None = None, model: str = "", features: str = "none",
-               **_: Any) -> MaskedPolicyAgent:
-    """Factory of a saved policy file (``fox_envs.agents.load_policy`` calls it)."""
-    MaskablePPO, _ = require_sb3()
-    return MaskedPolicyAgent(MaskablePPO.load(model, device="cpu"), observe_function(features))
+        def _on_step(self) -> bool:
+            for reward, done in zip(self.locals["rewards"], self.locals["dones"]):
+                if done:
+                    self.games += 1
+                    self.wins += bool(reward > 0)
+            return True
 
+        def _on_rollout_end(self) -> None:
+            done = self.num_timesteps - self.start
+            if done >= self.next_line:
+                rate = f"{self.wins / self.games:.3f}" if self.games else "-"
+                print(f"  {done:>7}/{steps} steps vs {opponent}: training games won {self.wins}/{self.games} "
+                      f"({rate})  ({self.timer.seconds:.0f}s)", flush=True)
+                self.next_line += every
+                self.wins = self.games = 0
+            if not self.checked and done >= steps // 2:
+                self.checked = True
+                checkpoint(self.num_timesteps)
 
-def observe_function(features: str) -> Callable[[Any, int], Any] | None:
-    """What the policy sees of a state: the observation tensor, plus Outfox's feature planes
-    with ``features="lines"``."""
-    if features == "lines":
-        from examples._outfox_features import with_completion_planes
-
-        return with_completion_planes
-    return None
+    return PhaseProgress()
 
 
 def build_parser():
@@ -200,17 +198,20 @@ def build_parser():
     parser.add_argument("--ent-coef", type=float, default=0.01, help="entropy bonus (default 0.01)")
     parser.add_argument("--policy", choices=("board", "mlp", "cnn"), default=None,
                         help="board (Outfox only, its default): convolutions and action logits computed point by "
-                             "point (examples/_board_policy.py); mlp (the default elsewhere): the flattened tensor "
-                             "into the layers of --net; cnn: two 3x3 convolutions over the board planes, then --net")
+                             "point (fox_envs/agents/trained/outfox_board_policy.py); mlp (the default elsewhere): "
+                             "the flattened tensor into the layers of --net; cnn: two 3x3 convolutions over the "
+                             "board planes, then --net")
     parser.add_argument("--features", choices=("lines", "none"), default=None,
                         help="lines (Outfox only, its default): append the completion planes of "
-                             "examples/_outfox_features.py to the observation; none: the env's tensor as it is")
+                             "fox_envs/agents/trained/outfox_planes.py to the observation; none: the env's "
+                             "tensor as it is")
     parser.add_argument("--channels", type=int, default=64, help="convolution channels of --policy board (default 64)")
     parser.add_argument("--layers", type=int, default=3, help="3x3 convolutions of --policy board (default 3)")
     parser.add_argument("--net", default="256,256", help="hidden layer sizes of --policy mlp/cnn (default 256,256)")
     parser.add_argument("--save", metavar="PATH.zip",
                         help="save the trained SB3 model here, and beside it PATH.json, a policy file that "
                              "python -m fox_envs arena loads by path")
+    add_plot_option(parser, "results/maskable_ppo_curve.png")
     return parser
 
 
@@ -236,7 +237,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     if chosen["policy"] == "cnn":
         policy_kwargs["features_extractor_class"] = board_cnn_class()
     elif chosen["policy"] == "board":
-        from examples._board_policy import BoardPolicy
+        from fox_envs.agents.trained.outfox_board_policy import BoardPolicy
 
         policy_class = BoardPolicy
         policy_kwargs = {"features_extractor_kwargs": {"channels": args.channels, "layers": args.layers}}
@@ -248,6 +249,15 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     agent = MaskedPolicyAgent(model, observe_function(chosen["features"]))
     results = {"before": against_baselines(args.env, agent, games, args.seed + 1000, 1)}
     print_rates("before training (untrained network):", results["before"])
+    curve = [curve_point(0, results["before"])]
+    curve_games = max(10, games // 4)
+
+    def checkpoint(done: int) -> None:
+        rates = against_baselines(args.env, agent, curve_games, args.seed + 1000, 1)
+        curve.append(curve_point(done, rates))
+        print("    greedy policy: " + ", ".join(f"vs {o} {r['win_rate']:.3f} [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]"
+                                             for o, r in rates.items()) + f" ({curve_games} games each)", flush=True)
+
     phases = [("random", random_steps), ("heuristic", heuristic_steps)]
     seconds = {}
     for k, (opponent, steps) in enumerate(phases):
@@ -256,9 +266,11 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         if k:
             model.set_env(make_vec_env(opponent, args.envs, args.seed + k, args.env, chosen["features"]))
         phase_timer = Timer()
-        model.learn(total_timesteps=steps, reset_num_timesteps=(k == 0))
+        model.learn(total_timesteps=steps, reset_num_timesteps=(k == 0),
+                    callback=progress_callback(steps, opponent, checkpoint))
         seconds[opponent] = phase_timer.seconds
         results[f"after {opponent}"] = against_baselines(args.env, agent, games, args.seed + 1000, 1)
+        curve.append(curve_point(model.num_timesteps, results[f"after {opponent}"]))
         print_rates(f"after {steps} steps against {opponent} ({seconds[opponent]:.0f}s):", results[f"after {opponent}"])
     final = results.get("after heuristic", results.get("after random", results["before"]))
     print_before_after(results["before"], final)
@@ -266,12 +278,14 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         print("  (after the random phase: " + ", ".join(
             f"vs {o} {r['win_rate']:.3f} [{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]"
             for o, r in results["after random"].items()) + ")")
+    write_learning_curve(curve, args.plot, f"{args.env} MaskablePPO: {random_steps} steps vs random, then "
+                         f"{heuristic_steps} vs heuristic", x_label="training env steps")
     if args.save:
-        policy_file = save_model(model, args.save, args.env, chosen["features"])
+        policy_file = save_maskable_ppo(model, args.save, args.env, chosen["features"], chosen["policy"])
         print(f"saved the SB3 model to {args.save} (MaskablePPO.load) and the policy file {policy_file}:\n"
               f"  python -m fox_envs arena {args.env} {policy_file} heuristic --games 100")
     print(f"wall time {timer.seconds:.1f}s")
-    return {**results, "train_seconds": seconds, "seconds": timer.seconds, "model": model, "agent": agent}
+    return {**results, "curve": curve, "train_seconds": seconds, "seconds": timer.seconds, "model": model, "agent": agent}
 
 
 if __name__ == "__main__":

@@ -17,9 +17,9 @@ Exploration is epsilon-greedy, with epsilon decaying linearly.
 
 Before and after training it prints the greedy learner's win rate against ``random`` and
 ``heuristic`` (``fox_envs.evaluation.evaluate``, seats rotated, Wilson 95 % intervals).
-``--save`` writes the table as a ``fox_envs.policy/1`` ``.npz`` file; from the repository root
-``python -m fox_envs arena xceter_o_v0 q.npz random`` plays it (factory
-``examples.train_xceter_o_qlearning:load_agent``).
+``--save`` writes the table as a ``fox_envs.policy/1`` ``.npz`` file that loads wherever
+fox_envs is installed: ``python -m fox_envs arena xceter_o_v0 q.npz random`` plays it (the
+policy class is ``fox_envs.agents.trained.xceter_o_q.QAgent``).
 """
 from __future__ import annotations
 
@@ -29,127 +29,18 @@ from pathlib import Path
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from examples._common import (
-    Timer, against_baselines, base_parser, pick, print_before_after, print_rates,
+    Timer, add_plot_option, against_baselines, base_parser, curve_point, curve_recorder, pick, print_before_after,
+    print_rates, write_learning_curve,
 )
-from fox_envs.agents import SeededAgent
-
-ENV_ID = "xceter_o_v0"
-FACTORY = "examples.train_xceter_o_qlearning:load_agent"
-
-
-# ----- the board's 8 symmetries ----------------------------------------------------------------
-def _symmetries() -> np.ndarray:
-    """``SYM[v][i]`` = the real square that square ``i`` of the v-th transformed board shows."""
-    grid = np.arange(9).reshape(3, 3)
-    perms = []
-    for k in range(4):
-        rotated = np.rot90(grid, k)
-        perms.append(rotated.reshape(-1))
-        perms.append(np.fliplr(rotated).reshape(-1))
-    return np.array(perms, dtype=np.int64)
-
-
-SYM = _symmetries()  # (8, 9)
-POWERS = 7 ** np.arange(9, dtype=np.int64)
-PIECE_CODES = np.arange(1, 7, dtype=np.float32)  # planes 0-5 -> codes 1..6
-
-
-def encode(observation: np.ndarray) -> tuple[int, int]:
-    """``(key, v)``: the canonical key of an X-Ceter-O observation and the symmetry ``v`` that
-    maps it to the canonical board (real square of canonical square ``i`` is ``SYM[v][i]``).
-
-    The key holds the board (0 empty, 1-3 the mover's pieces in number order, 4-6 the
-    opponent's) and which own piece moves next (0-2; 3 during the placement phase)."""
-    board = (observation[:, :, :6].reshape(9, 6) @ PIECE_CODES).astype(np.int64)
-    if observation[0, 0, 9] > 0.5:
-        mover = 3
-    else:
-        square = int(np.argmax(observation[:, :, 7].reshape(9)))
-        mover = int(board[square]) - 1
-    codes = board[SYM] @ POWERS
-    v = int(np.argmin(codes))
-    return int(codes[v]) * 4 + mover, v
-
-
-# ----- the table and the greedy agent -----------------------------------------------------------
-class QTable:
-    """``values[key]``: 9 action values in the canonical frame (0 for an unseen state)."""
-
-    def __init__(self) -> None:
-        self.values: dict[int, np.ndarray] = {}
-
-    def row(self, key: int) -> np.ndarray:
-        row = self.values.get(key)
-        if row is None:
-            row = self.values[key] = np.zeros(9, dtype=np.float64)
-        return row
-
-    def to_arrays(self) -> dict[str, np.ndarray]:
-        keys = np.fromiter(self.values.keys(), dtype=np.int64, count=len(self.values))
-        values = np.array([self.values[int(k)] for k in keys], dtype=np.float64).reshape(-1, 9)
-        return {"keys": keys, "values": values}
-
-    @classmethod
-    def from_arrays(cls, keys: np.ndarray, values: np.ndarray) -> "QTable":
-        table = cls()
-        table.values = {int(k): np.asarray(v, dtype=np.float64).copy() for k, v in zip(keys, values)}
-        return table
-
-
-def greedy(table: QTable, observation: np.ndarray, mask: np.ndarray, rng: np.random.Generator,
-           epsilon: float = 0.0) -> tuple[int, int, int]:
-    """``(action, key, canonical action)``: epsilon-greedy on the table, ties broken at random."""
-    key, v = encode(observation)
-    real = SYM[v]  # real square of each canonical square
-    legal = np.flatnonzero(mask[real])  # canonical legal squares
-    if epsilon > 0.0 and rng.random() < epsilon:
-        choice = int(legal[rng.integers(len(legal))])
-    else:
-        row = table.values.get(key)
-        if row is None:
-            best = legal
-        else:
-            q = row[legal]
-            best = legal[q >= q.max() - 1e-12]
-        choice = int(best[rng.integers(len(best))]) if len(best) > 1 else int(best[0])
-    return int(real[choice]), key, choice
-
-
-class QAgent(SeededAgent):
-    """The greedy learned policy as a fox_envs agent (``act(state, player)``); ties are broken
-    with the agent's seeded rng."""
-
-    name = "q-learner"
-
-    def __init__(self, table: QTable, seed: int | None = None) -> None:
-        super().__init__(seed)
-        self.table = table
-
-    def act(self, state, player: int) -> int:
-        action, _, _ = greedy(self.table, state.observation_tensor(player), state.legal_actions_mask(), self.rng)
-        return action
-
-
-def load_agent(env_id: str = ENV_ID, seed: int | None = None, arrays: dict[str, np.ndarray] | None = None,
-               **_: Any) -> QAgent:
-    """Factory of a saved ``.npz`` policy (``fox_envs.agents.load_policy`` calls it)."""
-    if env_id != ENV_ID:
-        raise ValueError(f"this Q-table plays {ENV_ID}, not {env_id}")
-    if not arrays or "keys" not in arrays or "values" not in arrays:
-        raise ValueError("a Q-table policy file needs the arrays 'keys' and 'values'")
-    return QAgent(QTable.from_arrays(arrays["keys"], arrays["values"]), seed)
-
-
-def save(table: QTable, path: str | Path) -> Path:
-    """Write the table as a ``fox_envs.policy/1`` ``.npz`` policy file."""
-    from fox_envs.agents import save_policy
-
-    return save_policy(path, FACTORY, ENV_ID, arrays=table.to_arrays())
+from fox_envs.agents.trained.xceter_o_q import (  # noqa: F401  (the policy lives in the package)
+    ENV_ID, FACTORY, SYM, QAgent, QTable, encode, greedy, load_agent,
+)
+from fox_envs.agents.trained.xceter_o_q import save_q_table as save
 
 
 # ----- training through the AEC API -------------------------------------------------------------
@@ -172,8 +63,10 @@ def parse_mix(text: str) -> dict[str, float]:
 
 def train(episodes: int, seed: int = 0, mix: dict[str, float] | None = None, alpha: float = 0.3,
           gamma: float = 0.95, epsilon_start: float = 0.3, epsilon_end: float = 0.02,
-          table: QTable | None = None, log_every: int = 0) -> QTable:
-    """Q-learning for ``episodes`` games through ``fox_envs.make("xceter_o_v0")`` (AEC)."""
+          table: QTable | None = None, log_every: int = 0,
+          on_report: Callable[[int, QTable], None] | None = None) -> QTable:
+    """Q-learning for ``episodes`` games through ``fox_envs.make("xceter_o_v0")`` (AEC). Every
+    ``log_every`` games it prints a progress line and calls ``on_report(games done, table)``."""
     import fox_envs
     from fox_envs.agents import make_agent
 
@@ -230,6 +123,8 @@ def train(episodes: int, seed: int = 0, mix: dict[str, float] | None = None, alp
             print(f"  episode {episode + 1:>7}: {len(table.values):>6} states, epsilon {epsilon:.3f}, "
                   f"W/D/L since last report: {parts}  ({timer.seconds:.0f}s)", flush=True)
             outcomes = {name: [0, 0, 0] for name in names}
+            if on_report is not None:
+                on_report(episode + 1, table)
     env.close()
     return table
 
@@ -244,6 +139,7 @@ def build_parser():
     parser.add_argument("--alpha", type=float, default=0.3, help="learning rate (default 0.3)")
     parser.add_argument("--gamma", type=float, default=0.95, help="discount (default 0.95: quicker wins score more)")
     parser.add_argument("--save", metavar="PATH.npz", help="write the learned table as a policy file")
+    add_plot_option(parser, "results/xceter_o_qlearning_curve.png")
     return parser
 
 
@@ -258,20 +154,29 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     table = QTable()
     before = against_baselines(ENV_ID, QAgent(table), games, args.seed + 1000, args.workers)
     print_rates("before training (empty table: uniformly random moves):", before)
+    curve = [curve_point(0, before, "games")]
+    curve_games = max(20, games // 4)
+    evaluate = curve_recorder(curve, lambda table: against_baselines(ENV_ID, QAgent(table), curve_games,
+                                                                      args.seed + 1000, args.workers),
+                              f"greedy on the table ({curve_games} games each)", until=episodes)
+
     train_timer = Timer()
     table = train(episodes, seed=args.seed, mix=parse_mix(args.mix), alpha=args.alpha, gamma=args.gamma,
-                  log_every=max(1, episodes // 5))
+                  log_every=max(1, episodes // 5), on_report=evaluate)
     train_seconds = train_timer.seconds
     print(f"trained in {train_seconds:.1f}s: {len(table.values)} canonical states in the table")
     after = against_baselines(ENV_ID, QAgent(table), games, args.seed + 1000, args.workers)
     print_rates("after training (greedy on the table):", after)
     print_before_after(before, after)
+    curve.append(curve_point(episodes, after, "games"))
+    write_learning_curve(curve, args.plot, f"X-Ceter-O tabular Q-learning, seed {args.seed}", x="games",
+                         x_label="training games")
     if args.save:
         path = save(table, args.save)
-        print(f"saved {path}; play it from the repository root with:\n"
+        print(f"saved {path}; play it with:\n"
               f"  python -m fox_envs arena {ENV_ID} {path} random --games 200")
     print(f"wall time {timer.seconds:.1f}s")
-    return {"before": before, "after": after, "episodes": episodes, "states": len(table.values),
+    return {"before": before, "after": after, "curve": curve, "episodes": episodes, "states": len(table.values),
             "train_seconds": train_seconds, "seconds": timer.seconds, "table": table}
 
 

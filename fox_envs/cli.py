@@ -123,7 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bootstrap", type=int, default=200, help="bootstrap samples for rating intervals (default 200)")
     p.add_argument("--out", help="write the results as JSON here")
     p.add_argument("--csv", help="write ratings and cross table as CSV here")
-    p.add_argument("--plot", help="save a ratings plot (PNG) here, if matplotlib is installed")
+    p.add_argument("--plot", help="save a PNG here: the ratings with their intervals beside the cross table as a "
+                                  "heat map (needs matplotlib: pip install 'fox_envs[plot]')")
 
     p = sub.add_parser("replay", help="step through a saved game record")
     p.add_argument("file", metavar="FILE", help="a game record (arena --record-dir) or a State.to_json file")
@@ -257,8 +258,12 @@ def _report_lost(error) -> int:
 
 
 def cmd_tournament(args) -> int:
-    from fox_envs.evaluation import plot_ratings, round_robin
+    from fox_envs.evaluation import plot_tournament, round_robin
 
+    if args.plot:  # a missing plot extra is an error before the games, not after them
+        from fox_envs.evaluation.plots import import_pyplot
+
+        import_pyplot()
     progress = None if args.quiet else Progress(f"{args.env} round robin")
     try:
         result = round_robin(args.env, args.agents, args.games, args.seed, args.workers,
@@ -274,10 +279,7 @@ def cmd_tournament(args) -> int:
         if path:
             print(f"written {path}", file=sys.stderr)
     if args.plot:
-        if plot_ratings(result, args.plot):
-            print(f"plot written to {args.plot}", file=sys.stderr)
-        else:
-            print("matplotlib is not installed: no plot (pip install matplotlib)", file=sys.stderr)
+        print(f"plot written to {plot_tournament(result, args.plot)}", file=sys.stderr)
     return code
 
 

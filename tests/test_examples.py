@@ -28,20 +28,37 @@ def check_xceter_o(result: dict) -> None:
     assert result["after"]["heuristic"]["win_rate"] >= result["before"]["heuristic"]["win_rate"]
 
 
-def test_xceter_o_qlearning_beats_random(capsys):
+def test_xceter_o_qlearning_beats_random(capsys, tmp_path):
     from examples.train_xceter_o_qlearning import main
 
-    result = main(["--quick", "--episodes", "6000", "--eval-games", "200", "--seed", "3"])
+    result = main(["--quick", "--episodes", "6000", "--eval-games", "200", "--seed", "3",
+                   "--plot", str(tmp_path / "curve.png")])
     check_xceter_o(result)
     out = capsys.readouterr().out
     assert "before training" in out and "after training" in out and "vs heuristic" in out
+    # progress throughout: a line per fifth of training, with the greedy table's win rates
+    assert out.count("greedy on the table") == 4
+    assert [p["games"] for p in result["curve"]] == [0, 1200, 2400, 3600, 4800, 6000]
+    assert result["curve"][-1]["random"] == result["after"]["random"]
+    check_curve_file(tmp_path / "curve.png", out)
+
+
+def check_curve_file(path: Path, out: str) -> None:
+    """The learning curve is a PNG when matplotlib is there, else the output names the extra."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        assert "pip install 'fox_envs[plot]'" in out
+        return
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 5000
+    assert f"learning curve written to {path}" in out
 
 
 @pytest.mark.slow
-def test_xceter_o_qlearning_quick_setting():
+def test_xceter_o_qlearning_quick_setting(tmp_path):
     from examples.train_xceter_o_qlearning import main
 
-    result = main(["--quick"])
+    result = main(["--quick", "--plot", str(tmp_path / "curve.png")])
     check_xceter_o(result)
     assert result["after"]["random"]["games"] == 200
 
@@ -81,18 +98,21 @@ def check_bye_bye(result: dict, margin: float) -> None:
     assert after["win_rate"] > result["before"]["alone"]["win_rate"] + 0.1
 
 
-def test_bye_bye_mr_fox_learner_beats_random_team():
+def test_bye_bye_mr_fox_learner_beats_random_team(tmp_path, capsys):
     from examples.train_bye_bye_mr_fox import main
 
-    result = main(["--quick", "--episodes", "1500", "--eval-games", "200", "--seed", "1"])
+    result = main(["--quick", "--episodes", "1500", "--eval-games", "200", "--seed", "1",
+                   "--plot", str(tmp_path / "curve.png")])
     check_bye_bye(result, margin=0.0)
+    assert [p["games"] for p in result["curve"]] == [0, 300, 600, 900, 1200, 1500]
+    check_curve_file(tmp_path / "curve.png", capsys.readouterr().out)
 
 
 @pytest.mark.slow
-def test_bye_bye_mr_fox_quick_setting():
+def test_bye_bye_mr_fox_quick_setting(tmp_path):
     from examples.train_bye_bye_mr_fox import main
 
-    result = main(["--quick"])
+    result = main(["--quick", "--plot", str(tmp_path / "curve.png")])
     check_bye_bye(result, margin=0.15)
 
 
@@ -103,7 +123,7 @@ def test_train_and_tournament_saves_a_loadable_policy(tmp_path, capsys):
 
     path = tmp_path / "q.npz"
     result = main(["--quick", "--episodes", "5000", "--eval-games", "100", "--bootstrap", "20",
-                   "--out", str(path), "--seed", "2"])
+                   "--out", str(path), "--seed", "2", "--plot", str(tmp_path / "curve.png")])
     assert path.exists()
     vs_random = result["rates"]["random"]
     assert vs_random["games"] == 100 and vs_random["ci95"][0] > 0.65, vs_random
@@ -115,7 +135,7 @@ def test_train_and_tournament_saves_a_loadable_policy(tmp_path, capsys):
     out = capsys.readouterr().out
     assert str(path) in out and "random" in out
     # the console script (whose sys.path does not hold the current directory, unlike python -m)
-    # finds the factory in examples/ when run from the repository root
+    # loads it: the factory is in the package
     script = Path(sys.executable).with_name("fox-envs")
     if script.exists():
         import subprocess
@@ -130,7 +150,7 @@ def test_train_and_tournament_saves_a_loadable_policy(tmp_path, capsys):
 def test_train_and_tournament_quick_setting(tmp_path):
     from examples.train_and_tournament import main
 
-    result = main(["--quick", "--out", str(tmp_path / "q.npz")])
+    result = main(["--quick", "--out", str(tmp_path / "q.npz"), "--plot", str(tmp_path / "curve.png")])
     assert result["rates"]["random"]["ci95"][0] > 0.8
 
 
@@ -142,7 +162,8 @@ def test_maskable_ppo_smoke(tmp_path):
     from examples.train_maskable_ppo import main
 
     result = main(["--quick", "--random-steps", "256", "--heuristic-steps", "256", "--envs", "2",
-                   "--eval-games", "10", "--seed", "0", "--save", str(tmp_path / "ppo.zip")])
+                   "--eval-games", "10", "--seed", "0", "--save", str(tmp_path / "ppo.zip"),
+                   "--plot", str(tmp_path / "curve.png")])
     for key in ("before", "after random", "after heuristic"):
         for opponent in ("random", "heuristic"):
             record = result[key][opponent]
@@ -169,7 +190,7 @@ def test_outfox_completion_planes_match_the_rules_core():
     import numpy as np
 
     import fox_envs
-    from examples._outfox_features import GRID_CELLS, LinePlanes, completion_planes, with_completion_planes
+    from fox_envs.agents.trained.outfox_planes import GRID_CELLS, LinePlanes, completion_planes, with_completion_planes
     from fox_envs.games.outfox import LINES, WINS, line_through
 
     game = fox_envs.make_game("outfox_v0")
@@ -209,7 +230,7 @@ def test_board_policy_logits_follow_the_outfox_action_layout():
     import torch
 
     import fox_envs
-    from examples._board_policy import POINT_CELLS, BoardPolicy
+    from fox_envs.agents.trained.outfox_board_policy import POINT_CELLS, BoardPolicy
     from fox_envs.games.outfox import NUM_PLACE, NUM_POINTS, NUM_TYPES
 
     state = fox_envs.make_game("outfox_v0").new_initial_state()
@@ -250,7 +271,7 @@ def test_maskable_ppo_quick_learns_outfox():
     pytest.importorskip("sb3_contrib")
     from examples.train_maskable_ppo import main
 
-    result = main(["--quick"])
+    result = main(["--quick", "--plot", ""])
     before, after = result["before"]["random"], result["after random"]["random"]
     assert after["games"] == 100
     assert after["ci95"][0] > 0.65, after
@@ -263,7 +284,7 @@ def test_maskable_ppo_quick_learns_xceter_o():
     pytest.importorskip("sb3_contrib")
     from examples.train_maskable_ppo import main
 
-    result = main(["--quick", "--env", "xceter_o_v0"])
+    result = main(["--quick", "--env", "xceter_o_v0", "--plot", ""])
     before, after = result["before"]["random"], result["after random"]["random"]
     assert after["ci95"][0] > 0.6, after
     assert after["ci95"][0] > before["ci95"][1], (before, after)

@@ -237,34 +237,3 @@ def _tournament_result(env_id, game, labels, groups, matches, games_per_match, s
     result.ratings = rate(labels, wins, draws, bootstrap=bootstrap, seed=seed)
     return result
 
-
-def plot_ratings(result: TournamentResult, path: str | Path) -> bool:
-    """Save a bar chart of the ratings (or team win rates) with their intervals. Returns False,
-    drawing nothing, when matplotlib is not installed (it is optional)."""
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        return False
-    if result.zero_sum:
-        rows = result.ratings.to_list()
-        values = [r["rating"] for r in rows]
-        low = [r["rating"] - r["ci95"][0] for r in rows]
-        high = [r["ci95"][1] - r["rating"] for r in rows]
-        label = "rating (Elo scale)"
-    else:
-        rows = result.team_table()
-        values = [r["team_win_rate"] for r in rows]
-        low = [r["team_win_rate"] - r["ci95"][0] for r in rows]
-        high = [r["ci95"][1] - r["team_win_rate"] for r in rows]
-        label = "team win rate"
-    figure, axes = plt.subplots(figsize=(1.5 + 1.2 * len(rows), 4))
-    axes.bar([r["name"] for r in rows], values, yerr=[low, high], capsize=4, color="#d9822b")
-    axes.set_ylabel(label)
-    axes.set_title(f"{result.env_id} round robin")
-    figure.tight_layout()
-    figure.savefig(path)
-    plt.close(figure)
-    return True

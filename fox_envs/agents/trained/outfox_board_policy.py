@@ -1,5 +1,7 @@
 """A convolutional MaskablePPO policy for Outfox whose action logits are computed point by point
-(needs the ``train`` extra: torch, stable-baselines3, sb3-contrib).
+(needs the ``train`` extra: torch, stable-baselines3, sb3-contrib), trained by
+``examples/train_maskable_ppo.py``. SB3 saves the policy class by its module path, so a model
+saved with it loads wherever fox_envs and the extra are installed.
 
 A dense layer from a flat feature vector to Outfox's 532 actions has to learn "complete a line
 here" separately for each of the 19 points. This policy shares that knowledge across the board:
@@ -27,7 +29,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from examples._outfox_features import GRID_CELLS
+from fox_envs.agents.trained.outfox_planes import GRID_CELLS
 from fox_envs.games.outfox import NUM_ACTIONS, NUM_PLACE, NUM_POINTS, NUM_TYPES
 
 # Cell of each point in the flattened 5x5 grid: obs[r + 2, q + 2] (docs/rules/outfox.md).

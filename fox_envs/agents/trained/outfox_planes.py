@@ -1,4 +1,4 @@
-"""Extra input planes for learners on Outfox (numpy only): where each piece type would complete
+"""Extra input planes for learners on Outfox (numpy and gymnasium only): where each piece type would complete
 a winning line.
 
 ``completion_planes(board)`` has shape (5, 5, 10) in the observation's grid layout

@@ -1,0 +1,106 @@
+"""Policies saved by the training examples load from any working directory with only fox_envs
+installed: they name classes in ``fox_envs.agents.trained``. Each file is loaded and played in a
+subprocess started in an empty directory with PYTHONPATH removed (so ``examples/`` of the
+repository cannot be imported), and files naming the examples' old factories still load."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fox_envs.agents import load_policy, save_policy
+from fox_envs.core.errors import InvalidParameterError
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+PLAY = textwrap.dedent("""
+    import importlib.util, sys
+    import fox_envs
+    from fox_envs.agents import make_agent
+    assert importlib.util.find_spec("examples") is None, "the repository's examples/ must not be importable"
+    env_id, path = sys.argv[1], sys.argv[2]
+    agent = make_agent(path, env_id, seed=0)
+    state = fox_envs.make_game(env_id).new_initial_state()
+    other = make_agent("random", env_id, seed=1)
+    moves = 0
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, probabilities = zip(*state.chance_outcomes())
+            state.apply_action(outcomes[0])
+            continue
+        player = state.current_player()
+        action = (agent if player == 0 or not fox_envs.make_game(env_id).zero_sum else other).act(state, player)
+        assert state.is_legal(action)
+        state.apply_action(action)
+        moves += 1
+    print(type(agent).__module__, type(agent).__name__, moves, state.returns())
+""")
+
+
+def play_from_elsewhere(env_id: str, path: Path, cwd: Path) -> str:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    run = subprocess.run([sys.executable, "-c", PLAY, env_id, str(path)], cwd=cwd, env=env,
+                         capture_output=True, text=True, timeout=180)
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
+def test_q_table_from_the_training_function_loads_anywhere(tmp_path):
+    from examples.train_xceter_o_qlearning import save, train
+
+    table = train(300, seed=0)
+    path = save(table, tmp_path / "q.npz")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out = play_from_elsewhere("xceter_o_v0", path, elsewhere)
+    assert out.startswith("fox_envs.agents.trained.xceter_o_q QAgent")
+    # an old file naming the example script's factory plays the same moves through the same class
+    with np.load(path) as data:
+        arrays = {k: data[k] for k in ("keys", "values")}
+    legacy = save_policy(tmp_path / "old.npz", "examples.train_xceter_o_qlearning:load_agent", "xceter_o_v0",
+                         arrays=arrays)
+    assert play_from_elsewhere("xceter_o_v0", legacy, elsewhere) == out
+
+
+def test_afterstate_network_from_the_training_function_loads_anywhere(tmp_path):
+    from examples.train_bye_bye_mr_fox import FACTORY, ENV_ID, train
+
+    net = train(20, seed=0)
+    path = save_policy(tmp_path / "td.npz", FACTORY, ENV_ID, arrays=net.arrays())
+    out = play_from_elsewhere(ENV_ID, path, tmp_path)
+    assert out.startswith("fox_envs.agents.trained.bye_bye_mr_fox_td AfterstateAgent")
+
+
+def test_an_unknown_examples_factory_says_to_retrain(tmp_path):
+    path = save_policy(tmp_path / "gone.json", "examples.removed_script:load_agent", "xceter_o_v0")
+    with pytest.raises(InvalidParameterError, match="retrain and save it with the current example"):
+        load_policy(path, "xceter_o_v0")
+    wrong = save_policy(tmp_path / "other.json", "fox_envs.agents.trained.xceter_o_q:nothing_here", "xceter_o_v0")
+    with pytest.raises(InvalidParameterError, match="cannot load factory") as error:
+        load_policy(wrong, "xceter_o_v0")
+    assert "retrain" not in str(error.value)
+
+
+def test_trained_policy_files_check_their_arrays(tmp_path):
+    path = save_policy(tmp_path / "empty.npz", "fox_envs.agents.trained.xceter_o_q:load_agent", "xceter_o_v0",
+                       arrays={"keys": np.zeros(1, np.int64)})
+    with pytest.raises(InvalidParameterError, match="'keys' and 'values'"):
+        load_policy(path, "xceter_o_v0")
+
+
+@pytest.mark.integration
+def test_maskable_ppo_board_policy_loads_anywhere(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    from examples.train_maskable_ppo import main
+
+    main(["--quick", "--random-steps", "128", "--heuristic-steps", "0", "--envs", "2", "--eval-games", "2",
+          "--channels", "4", "--layers", "1", "--save", str(tmp_path / "ppo.zip"), "--plot", ""])
+    out = play_from_elsewhere("outfox_v0", tmp_path / "ppo.json", tmp_path)
+    assert out.startswith("fox_envs.agents.trained.sb3_policy MaskedPolicyAgent")
