@@ -83,6 +83,7 @@ SQUARE_W, SQUARES_TOP, SQUARE_H = 286, 232, 200
 PANEL_TOP, PANEL_H = 34, 92
 TRACK_TOP, LANE_H, STEP, TRACK_LEFT = 480, 28, 110, 110
 BACK, BACK_LINES = (40, 55, 120), (90, 110, 180)
+TO_MOVE = (255, 246, 200)  # the panel of the player to move
 
 
 def _visible(state: OutfoxedState, viewer: int | None, player: int) -> bool:
@@ -163,8 +164,8 @@ def _panel(draw, state: OutfoxedState, viewer: int | None, player: int) -> None:
     """A player's row: name (highlighted when to move), hand, kept scoring cards, score."""
     y0 = PANEL_TOP + player * (PANEL_H + 6)
     to_move = state.current_player() == player
-    draw.rectangle((10, y0, WIDTH - 10, y0 + PANEL_H), fill=render.YELLOW if to_move else (225, 212, 182),
-                   outline=render.BLACK if to_move else render.GREY, width=3 if to_move else 1)
+    draw.rectangle((10, y0, WIDTH - 10, y0 + PANEL_H), fill=TO_MOVE if to_move else (225, 212, 182),
+                   outline=render.ORANGE if to_move else render.GREY, width=5 if to_move else 1)
     name = f"player_{player}" + (" (you)" if viewer == player else "")
     render.centred_text(draw, (70, y0 + 20), name, size=15)
     if to_move:
