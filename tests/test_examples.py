@@ -37,7 +37,7 @@ def test_xceter_o_qlearning_beats_random(capsys, tmp_path):
     out = capsys.readouterr().out
     assert "before training" in out and "after training" in out and "vs heuristic" in out
     # progress throughout: a line per fifth of training, with the greedy table's win rates
-    assert out.count("greedy on the table") == 4
+    assert out.count("greedy on the table (50 games each): vs random") == 4
     assert [p["games"] for p in result["curve"]] == [0, 1200, 2400, 3600, 4800, 6000]
     assert result["curve"][-1]["random"] == result["after"]["random"]
     check_curve_file(tmp_path / "curve.png", out)
