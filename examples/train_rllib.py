@@ -29,7 +29,9 @@ if __package__ in (None, ""):
 
 from typing import Any, Sequence
 
-from examples._common import Timer, base_parser, format_rate, pick, rate_record
+from examples._common import (
+    Timer, add_plot_option, base_parser, curve_point, format_rate, pick, rate_record, write_learning_curve,
+)
 
 ENV_ID = "xceter_o_v0"
 MISSING = ("this example needs the optional 'rllib' extra (ray[rllib] and torch): install a CPU build of torch "
@@ -63,6 +65,7 @@ def build_parser():
     parser.add_argument("--hidden", default="128,128", help="hidden layer sizes (default 128,128)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads of the learner (default 1)")
     parser.set_defaults(workers=2)
+    add_plot_option(parser, "results/rllib_curve.png")
     return parser
 
 
@@ -135,8 +138,14 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         algo = config.build_algo()
         untrained = RLModuleAgent(copy.deepcopy(algo.get_module(SHARED_POLICY)), name="ppo")
         train_timer = Timer()
+        midway, curve = iterations // 2, []
         for iteration in range(1, iterations + 1):
             print(progress_line(iteration, algo.train(), train_timer.seconds), flush=True)
+            if iteration == midway:  # one learning-curve point halfway, a quarter of the games
+                rates = win_rates(args.env, RLModuleAgent(copy.deepcopy(algo.get_module(SHARED_POLICY)), name="ppo"),
+                                  max(10, games // 4), args.seed + 1000, args.workers)
+                curve.append(curve_point(iteration, rates))
+                print_rates(f"  halfway, greedy policy ({max(10, games // 4)} games each):", rates)
         results = {"train_seconds": train_timer.seconds}
         trained = RLModuleAgent(copy.deepcopy(algo.get_module(SHARED_POLICY)), name="ppo")
         algo.stop()  # frees the env runners' CPUs for the evaluation tasks
@@ -144,6 +153,11 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         print_rates("the untrained network:", results["before"])
         results["after"] = win_rates(args.env, trained, games, args.seed + 1000, args.workers)
         print_rates(f"after {iterations} iterations ({results['train_seconds']:.0f}s of training):", results["after"])
+        curve = [curve_point(0, results["before"]), *curve, curve_point(iterations, results["after"])]
+        results["curve"] = curve
+        labels = None if fox_envs.make_game(args.env).zero_sum else {name: name for name in results["after"]}
+        write_learning_curve(curve, args.plot, f"{args.env} self-play PPO on Ray RLlib, seed {args.seed}",
+                             x_label=f"training iterations ({batch} env steps each)", labels=labels)
     finally:
         if started:
             ray.shutdown()

@@ -229,18 +229,21 @@ def test_one_ppo_iteration_with_action_masking_on_two_env_runners(ray_cluster):
         algo.stop()
 
 
-def test_the_example_trains_and_evaluates(ray_cluster, capsys):
+def test_the_example_trains_and_evaluates(ray_cluster, capsys, tmp_path):
     sys.path.insert(0, str(ROOT))
     try:
         from examples.train_rllib import main
     finally:
         sys.path.remove(str(ROOT))
-    result = main(["--iterations", "1", "--batch", "128", "--hidden", "16", "--eval-games", "4", "--num-env-runners", "0"])
+    result = main(["--iterations", "1", "--batch", "128", "--hidden", "16", "--eval-games", "4", "--num-env-runners", "0",
+                   "--plot", str(tmp_path / "curve.png")])
     for phase in ("before", "after"):
         assert set(result[phase]) == {"random", "heuristic"}
         assert all(record["games"] == 4 for record in result[phase].values())
     out = capsys.readouterr().out
     assert "iter   1:" in out and "after 1 iterations" in out
+    assert [point["step"] for point in result["curve"]] == [0, 1]  # before and after (no halfway point)
+    assert (tmp_path / "curve.png").exists() or "fox_envs[plot]" in out
     assert ray_cluster.is_initialized()  # the test's Ray is left running
 
 
