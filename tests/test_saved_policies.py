@@ -104,3 +104,38 @@ def test_maskable_ppo_board_policy_loads_anywhere(tmp_path):
           "--channels", "4", "--layers", "1", "--save", str(tmp_path / "ppo.zip"), "--plot", ""])
     out = play_from_elsewhere("outfox_v0", tmp_path / "ppo.json", tmp_path)
     assert out.startswith("fox_envs.agents.trained.sb3_policy MaskedPolicyAgent")
+
+
+@pytest.mark.integration
+def test_an_old_maskable_ppo_file_with_the_board_policy_of_examples_loads(tmp_path):
+    """A model saved when the board policy was ``examples._board_policy.BoardPolicy`` (SB3 stores
+    the class by module path), with the old factory and no ``policy`` entry, loads through the
+    package's BoardPolicy where that module does not exist."""
+    pytest.importorskip("sb3_contrib")
+    old_code = tmp_path / "old_code" / "examples"
+    old_code.mkdir(parents=True)
+    (old_code / "_board_policy.py").write_text(
+        "from fox_envs.agents.trained import outfox_board_policy\n\n\n"
+        "class BoardPolicy(outfox_board_policy.BoardPolicy):\n    pass\n")
+    save_old = textwrap.dedent(f"""
+        import gymnasium, fox_envs
+        from sb3_contrib import MaskablePPO
+        from stable_baselines3.common.vec_env import DummyVecEnv
+        from examples._board_policy import BoardPolicy
+        from fox_envs.agents import save_policy
+        from fox_envs.agents.trained.outfox_planes import LinePlanes
+        env = DummyVecEnv([lambda: LinePlanes(gymnasium.make("fox_envs/Outfox-v0", opponent="random"))])
+        model = MaskablePPO(BoardPolicy, env, n_steps=32, batch_size=32, n_epochs=1, seed=0, device="cpu",
+                            policy_kwargs={{"features_extractor_kwargs": {{"channels": 4, "layers": 1}}}})
+        model.save({str(tmp_path / 'old.zip')!r})
+        save_policy({str(tmp_path / 'old.json')!r}, "examples.train_maskable_ppo:load_agent", "outfox_v0",
+                    model={str(tmp_path / 'old.zip')!r}, features="lines")
+    """)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    run = subprocess.run([sys.executable, "-c", save_old], cwd=old_code.parent, env=env, capture_output=True,
+                         text=True, timeout=180)
+    assert run.returncode == 0, run.stderr
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    out = play_from_elsewhere("outfox_v0", tmp_path / "old.json", elsewhere)
+    assert out.startswith("fox_envs.agents.trained.sb3_policy MaskedPolicyAgent")
