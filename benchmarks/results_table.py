@@ -10,8 +10,8 @@ the matchup is the one reported. MCTS is ``make_agent("mcts", env_id)``: the gam
 settings (``fox_envs/agents/evaluators.py``, ``SEARCH_DEFAULTS``), unless ``--simulations`` or
 ``--mcts`` says otherwise. Besides each game's default params, three-player Outfox gets its own
 rows. The default game counts (``CASES``) finish the whole table in several minutes (measured
-8.5 minutes on a 2-core machine with ``--workers 2``). Results depend only on the arguments (not on ``--workers``). Progress goes to stderr,
-the Markdown table to stdout.
+8.5 minutes on a 2-core machine with ``--workers 2``). Results depend only on the arguments
+(not on ``--workers``). Progress goes to stderr, the Markdown table to stdout.
 """
 from __future__ import annotations
 
