@@ -23,7 +23,7 @@ from fox_envs.core.errors import InvalidParameterError
 if TYPE_CHECKING:  # pragma: no cover
     from fox_envs.evaluation.tournament import TournamentResult
 
-MISSING_MATPLOTLIB = "matplotlib is not installed: no plot (pip install 'fox_envs[plot]')"
+MISSING_MATPLOTLIB = "matplotlib is not installed (pip install 'fox_envs[plot]')"
 COLOURS = ("tab:blue", "tab:red", "tab:green", "tab:purple", "tab:orange", "tab:brown")
 
 
