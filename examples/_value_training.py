@@ -125,34 +125,16 @@ def net_arrays(net) -> dict[str, np.ndarray]:
 
 def plot_curve(path: str, title: str, curve: list[dict[str, Any]]) -> bool:
     """Win rate against each baseline over training (points with their 95 % intervals) as a
-    PNG; False when matplotlib is missing (``pip install 'fox_envs[plot]'``)."""
-    try:
-        import matplotlib
+    PNG (``fox_envs.evaluation.plot_learning_curve``); False when matplotlib is missing
+    (``pip install 'fox_envs[plot]'``)."""
+    from fox_envs.evaluation import plot_learning_curve
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib missing: no learning curve (pip install 'fox_envs[plot]')")
+    try:
+        plot_learning_curve(curve, path, title=title, x="games", x_label="training games generated",
+                            series=[name for name in ("random", "heuristic") if any(name in c for c in curve)])
+    except ImportError as error:
+        print(f"no learning curve: {error}")
         return False
-    figure, axes = plt.subplots(figsize=(6.4, 4.0))
-    for opponent, colour in (("random", "tab:blue"), ("heuristic", "tab:red")):
-        points = [(c["games"], c[opponent]) for c in curve if opponent in c]
-        if not points:
-            continue
-        xs = [g for g, _ in points]
-        rates = [r["win_rate"] for _, r in points]
-        low = [r["win_rate"] - r["ci95"][0] for _, r in points]
-        high = [r["ci95"][1] - r["win_rate"] for _, r in points]
-        axes.errorbar(xs, rates, yerr=[low, high], marker="o", capsize=3, color=colour, label=f"vs {opponent}")
-    axes.axhline(0.5, color="grey", linewidth=0.8, linestyle="--")
-    axes.set_ylim(0, 1.02)
-    axes.set_xlabel("training games generated")
-    axes.set_ylabel("win rate (95% Wilson interval)")
-    axes.set_title(title)
-    axes.legend(loc="lower right")
-    figure.tight_layout()
-    figure.savefig(path, dpi=100)
-    plt.close(figure)
     return True
 
 
