@@ -16,6 +16,9 @@
 The factory is in the fox_envs package, so the file loads from any working directory. The
 learning curve (win rates of the greedy table at every fifth of training, ``games // 4``
 evaluation games each) goes to ``--plot``.
+
+Measured run time of ``--quick`` (10,000 games, 200 games per pair; seed 0, a shared 2-core
+machine at load average 13): 11 s wall, 4.3 s CPU.
 """
 from __future__ import annotations
 
