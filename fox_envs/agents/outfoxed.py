@@ -22,12 +22,23 @@ from math import comb
 
 from fox_envs.agents.base import SeededAgent, best_scoring
 from fox_envs.games.outfoxed import (
-    CALL, CHIP0, FINISH, KEEP0, PASS, PUT0, SHOW0, OutfoxedInfo, OutfoxedState, square_winner,
+    CALL, CHIP0, FINISH, KEEP0, PASS, PUT0, SHOW0, OutfoxedInfo, OutfoxedState,
 )
 
 TRUTH_BONUS = 0.6  # value of the chip we choose when the opponent wrongly calls a true card
 FINISH_BONUS = 4.0  # extra value of ending the game while (probably) ahead
 SOFT = 0.05  # value of one chip of a colour per square number, winner or not
+
+
+def fast_square_winner(row: list[int]) -> int:
+    """``games.outfoxed.square_winner`` for a row of six counts, faster: the colour with the
+    highest count that no other colour shares (-1 if none)."""
+    best, winner = 0, -1
+    for colour in range(6):
+        n = row[colour]
+        if n > best and row.count(n) == 1:
+            best, winner = n, colour
+    return winner
 
 
 def _at_least(k: int, pool: int, good: int, drawn: int) -> float:
@@ -117,18 +128,19 @@ class OutfoxedHeuristic(SeededAgent):
         foxes = list(self._foxes)
         finished = False
         for square in (1, 2, 3):
-            colour = square_winner(counts[square])
+            colour = fast_square_winner(counts[square])
             if colour >= 0:
                 foxes[colour] = min(FINISH, foxes[colour] + square)
                 if foxes[colour] == FINISH:
                     finished = True
                     break
-        value = sum(w * f for w, f in zip(weights, foxes))
+        w0, w1, w2, w3, w4, w5 = weights  # written out: this is the heuristic's (and ismcts') hot loop
+        value = w0 * foxes[0] + w1 * foxes[1] + w2 * foxes[2] + w3 * foxes[3] + w4 * foxes[4] + w5 * foxes[5]
         # A small term for every chip of a colour we want, so that cards still count when they
         # do not (yet) change a square's winner.
         for square in (1, 2, 3):
-            row = counts[square]
-            value += SOFT * square * sum(w * n for w, n in zip(weights, row))
+            n0, n1, n2, n3, n4, n5 = counts[square]
+            value += SOFT * square * (w0 * n0 + w1 * n1 + w2 * n2 + w3 * n3 + w4 * n4 + w5 * n5)
         if finished:
             value += FINISH_BONUS if value > 0 else -FINISH_BONUS
         return value
