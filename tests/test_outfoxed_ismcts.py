@@ -139,22 +139,17 @@ def test_determinisation_follows_the_opponent_model():
 
 
 @pytest.mark.slow
-def test_it_is_not_weaker_than_the_heuristic():
+def test_it_beats_the_heuristic_in_a_short_match():
     result = evaluate(GAME, ["ismcts:simulations=6", "heuristic"], num_games=24, seed=2, workers=2)
     ours = result.results[0]
-    assert ours.wins >= ours.losses
+    assert ours.wins >= 2 * ours.games // 3  # the heuristic alone would win about half
 
 
-def test_the_rollout_policy_plays_exactly_the_heuristic():
+def test_the_heuristics_fast_square_winner_is_the_rule():
     from itertools import product
 
-    from fox_envs.agents.outfoxed_ismcts import FastHeuristic, _square_winner
+    from fox_envs.agents.outfoxed import fast_square_winner
     from fox_envs.games.outfoxed import square_winner
 
-    for row in product(range(3), repeat=6):
-        assert _square_winner(list(row)) == square_winner(row)
-    for seed in (1, 2, 3):
-        for state in heuristic_states(seed, every=1):
-            player = state.current_player()
-            fast, plain = FastHeuristic(seed), OutfoxedHeuristic(seed)
-            assert fast.act(state, player) == plain.act(state, player)
+    for row in product(range(4), repeat=6):
+        assert fast_square_winner(list(row)) == square_winner(row)

@@ -39,10 +39,10 @@ from typing import Any, Callable
 import numpy as np
 
 from fox_envs.agents.base import SeededAgent
-from fox_envs.agents.outfoxed import FINISH_BONUS, SOFT, OutfoxedHeuristic
+from fox_envs.agents.outfoxed import OutfoxedHeuristic
 from fox_envs.core.errors import InvalidParameterError
 from fox_envs.core.game import CHANCE, TERMINAL, choose_outcome
-from fox_envs.games.outfoxed import CALL, CHIP0, FINISH, KEEP, MULTISETS, PUT0, SHOW0, OutfoxedState
+from fox_envs.games.outfoxed import CALL, CHIP0, KEEP, MULTISETS, PUT0, SHOW0, OutfoxedState
 
 GAME = "outfoxed_v0"
 HORIZONS = ("game", "round")
@@ -94,40 +94,7 @@ def _opponent_colours(state: OutfoxedState, opponent: int) -> tuple[list[int], l
     return declared, chipped
 
 
-class FastHeuristic(OutfoxedHeuristic):
-    """The heuristic with the same moves, its table value computed faster (the rollout policy)."""
-
-    def _value(self, counts: list[list[int]], weights: list[float]) -> float:
-        foxes = list(self._foxes)
-        finished = False
-        for square in (1, 2, 3):
-            colour = _square_winner(counts[square])
-            if colour >= 0:
-                foxes[colour] = min(FINISH, foxes[colour] + square)
-                if foxes[colour] == FINISH:
-                    finished = True
-                    break
-        w0, w1, w2, w3, w4, w5 = weights
-        value = w0 * foxes[0] + w1 * foxes[1] + w2 * foxes[2] + w3 * foxes[3] + w4 * foxes[4] + w5 * foxes[5]
-        for square in (1, 2, 3):
-            n0, n1, n2, n3, n4, n5 = counts[square]
-            value += SOFT * square * (w0 * n0 + w1 * n1 + w2 * n2 + w3 * n3 + w4 * n4 + w5 * n5)
-        if finished:
-            value += FINISH_BONUS if value > 0 else -FINISH_BONUS
-        return value
-
-
-def _square_winner(row: list[int]) -> int:
-    """``games.outfoxed.square_winner``: the colour with the highest count held by it alone."""
-    best, winner = 0, -1
-    for colour in range(6):
-        n = row[colour]
-        if n > best and row.count(n) == 1:
-            best, winner = n, colour
-    return winner
-
-
-class _RankingHeuristic(FastHeuristic):
+class _RankingHeuristic(OutfoxedHeuristic):
     """The heuristic, also reporting its score for every action it compared."""
 
     def ranked(self, state: OutfoxedState, player: int) -> list[int]:
@@ -165,7 +132,7 @@ class OutfoxedISMCTS(SeededAgent):
         self.horizon = horizon
         self.model = OpponentModel()
         self._ranker = _RankingHeuristic(seed)
-        self._players = (FastHeuristic(), FastHeuristic())
+        self._players = (OutfoxedHeuristic(), OutfoxedHeuristic())
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
