@@ -20,7 +20,13 @@ afterstates are computed on the rules-core state ``env.unwrapped.game_state`` wi
 It prints the team win rate (``fox_envs.evaluation.evaluate``, Wilson 95 % intervals) of the
 learner in every seat and of the learner paired with a ``random`` or ``heuristic`` partner
 (seats rotated), before and after training, next to an all-``random`` and an all-``heuristic``
-team.
+team. Progress: a line every fifth of training with those team win rates (a quarter of the
+evaluation games); the learning curve goes to ``--plot``.
+
+Measured run times (seed 0, a shared 2-core machine at load average 7-17, so wall time is
+mostly waiting for a CPU): ``--quick`` (5,000 games, 400 evaluation games per team) 97 s wall,
+26 s CPU; the full run (40,000 games, 2,000 evaluation games per team) 7 min 31 s wall, 191 s
+CPU.
 """
 from __future__ import annotations
 
