@@ -1,4 +1,4 @@
-"""Bye Bye Mr. Fox! batched kernels (the rules of ``fox_envs.games.bye_bye_mr_fox``, SPEC 2.4).
+"""Bye Bye Mr. Fox! batched kernels (the rules of ``fox_envs.games.bye_bye_mr_fox``; docs/rules/bye_bye_mr_fox.md).
 
 The board (default layout; ``layout`` moves the printed pictures)::
 

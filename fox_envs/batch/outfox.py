@@ -1,4 +1,4 @@
-"""Outfox batched kernels (the rules of ``fox_envs.games.outfox``, SPEC 2.3).
+"""Outfox batched kernels (the rules of ``fox_envs.games.outfox``; docs/rules/outfox.md).
 
 The board: 19 points of a hexagon, indexed as the rules core does::
 

@@ -1,4 +1,4 @@
-"""Outfoxed batched kernels (the rules of ``fox_envs.games.outfoxed``, SPEC 2.5).
+"""Outfoxed batched kernels (the rules of ``fox_envs.games.outfoxed``; docs/rules/outfoxed.md).
 
 The table and the race track::
 

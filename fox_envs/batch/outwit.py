@@ -1,4 +1,4 @@
-"""Outwit batched kernels (the rules of ``fox_envs.games.outwit``, SPEC 2.2).
+"""Outwit batched kernels (the rules of ``fox_envs.games.outwit``; docs/rules/outwit.md).
 
 Board, 10 columns ``a..j`` by 9 rows ``1..9``, square = (row-1)*10 + column (a1=0, j9=89)::
 
@@ -31,7 +31,7 @@ State of row ``i`` (structure of arrays)::
                        never occurred before, and two passes bring back the position of two
                        plies ago, whose count ``reps[i, 1]`` keeps one ply longer)
 
-Moves come from ray tables built here from SPEC 2.2 (``RAY_LENGTH[p, square, direction]``: how
+Moves come from ray tables built here from the rules (``RAY_LENGTH[p, square, direction]``: how
 many squares a chip of p passes on an empty board, stopping at the edge, before the opponent's
 corner, and never leaving its own corner once the path is inside it); a regular chip takes the
 last empty square of each orthogonal ray before a chip, the power chip every empty square of
@@ -75,7 +75,7 @@ from fox_envs.batch._rows import (TERMINAL, borrowed, clear_legal, clear_repetit
                                   push_history, record_end, table_slot, take_action)
 from fox_envs.batch.env import GameKernels
 
-# ----- tables (SPEC 2.2) -----------------------------------------------------------------------
+# ----- tables ---------------------------------------------------------------------------------
 NUM_COLUMNS, NUM_ROWS = 10, 9
 NUM_SQUARES = NUM_COLUMNS * NUM_ROWS
 NUM_PLANES = 13

@@ -1,4 +1,4 @@
-"""X-Ceter-O batched kernels (the rules of ``fox_envs.games.xceter_o``, SPEC 2.1).
+"""X-Ceter-O batched kernels (the rules of ``fox_envs.games.xceter_o``; docs/rules/xceter_o.md).
 
 State of row ``i`` (structure of arrays)::
 

@@ -1,4 +1,4 @@
-"""The one generic PettingZoo AEC environment over any rules-core ``Game`` (SPEC 1.2).
+"""The one generic PettingZoo AEC environment over any rules-core ``Game``.
 
 ``FoxEnv`` is the raw env (an illegal action raises ``IllegalActionError``); ``wrap`` gives the
 public ``env()``: an illegal or malformed action ends the game with -1 for the offender, and the

@@ -1,4 +1,4 @@
-"""The rules core: ``Game`` / ``State`` base classes shared by every game (SPEC 1.1).
+"""The rules core: ``Game`` / ``State`` base classes shared by every game.
 
 A game module subclasses both and implements only its rules:
 

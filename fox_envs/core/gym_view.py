@@ -1,4 +1,4 @@
-"""Single-agent Gymnasium view of any fox_envs game (SPEC 1.2).
+"""Single-agent Gymnasium view of any fox_envs game.
 
 The learner plays ``seat``; every other seat is played by ``opponent`` (a baseline name such as
 ``"random"`` / ``"heuristic"``, a ``module:callable`` path, an agent object, or a list with one

@@ -1,4 +1,4 @@
-"""A batched vector env for the single-agent Gymnasium view (issue 9).
+"""A batched vector env for the single-agent Gymnasium view.
 
 Gymnasium's ``AsyncVectorEnv`` pays one inter-process round trip per env per step, which costs
 more than a whole step of these games. ``FoxVectorEnv`` steps ``num_envs`` copies of the view in

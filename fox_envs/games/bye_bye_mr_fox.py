@@ -1,4 +1,4 @@
-"""Bye Bye Mr. Fox! (SPEC 2.4, rulebook ``bye_bye_mr_fox.txt``): cooperative, with chance.
+"""Bye Bye Mr. Fox! (rules as implemented: docs/rules/bye_bye_mr_fox.md): cooperative, with chance.
 
 The board: 6 sectors ``0..5`` clockwise, each with an outer circle ``O<s>`` (printed with a
 picture from ``layout``) and a central-nest circle ``N<s>``. The spinner's front end points at

@@ -1,4 +1,4 @@
-"""Outfox (SPEC 2.3, rulebook ``outfox.txt``).
+"""Outfox (rules as implemented: docs/rules/outfox.md).
 
 A hexagon of 19 points on a triangular lattice, axial coordinates (q, r) with
 max(|q|, |r|, |q + r|) <= 2. Rows ``a..e`` are r = -2..2; in a row the points are numbered from

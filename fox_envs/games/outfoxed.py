@@ -1,4 +1,4 @@
-"""Outfoxed (SPEC 2.5, rulebook ``outfoxed.txt``): a two-player bluffing race.
+"""Outfoxed (rules as implemented: docs/rules/outfoxed.md): a two-player bluffing race.
 
 Table and race track::
 

@@ -1,4 +1,4 @@
-"""Outwit (SPEC 2.2, rulebook ``outwit.txt``).
+"""Outwit (rules as implemented: docs/rules/outwit.md).
 
 Board, 10 columns ``a..j`` by 9 rows ``1..9``, index = (row-1)*10 + column (a1=0, j9=89).
 Start position (``x`` dark = player_0, ``o`` light = player_1, capitals are the power chips;

@@ -1,4 +1,4 @@
-"""X-Ceter-O (SPEC 2.1, rulebook ``x_ceter_o.txt``).
+"""X-Ceter-O (rules as implemented: docs/rules/xceter_o.md).
 
 Board, squares ``a1..c3`` (index = (row-1)*3 + column)::
 
