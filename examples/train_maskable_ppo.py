@@ -30,10 +30,11 @@ Progress: a line about every tenth of each phase (steps done, the learner's wins
 training games since the last line, the time), and halfway through each phase the greedy
 policy's win rates (a quarter of the evaluation games) for the learning curve (``--plot``).
 
-Measured run times (seed 0, a shared 2-core machine at load average 10-15, so wall time is
+Measured run times (seed 0, a shared 2-core machine at load average 4-15, so wall time is
 mostly waiting for a CPU): ``--quick`` on Outfox (40,000 + 5,000 steps, 100 evaluation games
 per opponent) 3 min 49 s wall, 49 s CPU (phase 1: 179 s wall); ``--quick --env xceter_o_v0``
-21 s wall, 10 s CPU; the full Outfox run (150,000 + 50,000 steps, 200 games): FULL_PPO.
+21 s wall, 10 s CPU; the full Outfox run (150,000 + 50,000 steps, 200 games) 4 min 37 s wall, 201 s CPU
+(load average 4-7).
 
 Install torch as the CPU build (``pip install torch==2.13.0`` from a CPU wheel index or a local
 CPU wheel) before ``sb3-contrib``, so pip does not pull a CUDA build.
