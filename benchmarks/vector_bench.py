@@ -166,7 +166,7 @@ def settings(gym_id: str, args) -> dict:
     for workers in range(1, args.max_workers + 1):
         rows[f"FoxVectorEnv {args.num_envs} envs, workers={workers}"] = functools.partial(
             batched, gym_id, o, s, workers, args.num_envs, stagger)
-    from fox_envs.batch.vector import plays_inside_batch
+    from fox_envs.vectors import plays_inside_batch
 
     if plays_inside_batch(o, env_id_of(gym_id)):
         for num_envs in sorted({args.num_envs, 4096}):

@@ -22,6 +22,20 @@ def batch_opponent_names(opponent: Any) -> list[str] | None:
     return specs if all(isinstance(s, str) and s in BATCH_OPPONENTS for s in specs) else None
 
 
+def plays_inside_batch(opponent: Any, env_id: str) -> bool:
+    """Whether the batched core can play ``opponent`` (a name or a list of names) in its step
+    (for ``"heuristic"``: whether the batched kernels of ``env_id`` have the game's heuristic;
+    only then is numba imported)."""
+    names = batch_opponent_names(opponent)
+    if names is None:
+        return False
+    if "heuristic" not in names:
+        return True
+    from fox_envs.batch.env import has_batched_heuristic
+
+    return has_batched_heuristic(env_id)
+
+
 def _integer(name: str, value: Any) -> int:
     number = integer_value(value)
     if number is None:
@@ -45,11 +59,7 @@ def make_vector_env(num_envs: int = 1, *, env_id: str, backend: str | None = Non
 
         opponent = kwargs.get("opponent", "random")
         plain = not any(name in kwargs for name in PROCESS_ONLY) and kwargs.get("render_mode") is None
-        backend = "batch" if plain and batch_opponent_names(opponent) is not None else "processes"
-        if backend == "batch" and "heuristic" in batch_opponent_names(opponent):
-            from fox_envs.batch.env import has_batched_heuristic
-
-            backend = "batch" if has_batched_heuristic(env_id) else "processes"
+        backend = "batch" if plain and plays_inside_batch(opponent, env_id) else "processes"
     if backend == "batch":
         from fox_envs.batch.vector import BatchVectorEnv
 

@@ -25,23 +25,14 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from fox_envs.batch.env import BatchEnv, has_batched_heuristic
+from fox_envs.batch.env import BatchEnv
 from fox_envs.core.errors import InvalidParameterError
 from fox_envs.core.layout import make_layout, observation_box
 from fox_envs.core.params import integer_in, short_repr
 from fox_envs.core.vector import MASK_IN_VECTORS, vector_actions
-from fox_envs.vectors import BATCH_OPPONENTS, batch_opponent_names
+from fox_envs.vectors import BATCH_OPPONENTS, batch_opponent_names, plays_inside_batch
 
 LEARNER, RANDOM, HEURISTIC = 0, 1, 2  # who plays a seat
-
-
-def plays_inside_batch(opponent: Any, env_id: str | None = None) -> bool:
-    """Whether the batched core can play ``opponent`` (a name or a list of names) in its step
-    (for ``"heuristic"``: whether the batched kernels of ``env_id`` have the game's heuristic)."""
-    names = batch_opponent_names(opponent)
-    if names is None:
-        return False
-    return "heuristic" not in names or env_id is None or has_batched_heuristic(env_id)
 
 
 class _OutputSets:
