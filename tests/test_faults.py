@@ -20,6 +20,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from process_table import children_of, command_line, session_processes
+
 pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads worker processes from /proc")
 
 HERE = Path(__file__).resolve().parent
@@ -27,32 +29,9 @@ LIMIT = 120  # seconds: only a guard against a hang, never a measured time
 PROMPT = 20  # seconds within which a fault must be reported (generous for a loaded 2-core machine)
 
 
-def _stat(pid: int) -> tuple[int, int] | None:
-    """(parent pid, session id) of a live process, or None."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return None
-    return (int(fields[1]), int(fields[3])) if fields[0] != "Z" else None
-
-
-def _cmdline(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-    except OSError:
-        return ""
-
-
-def session_processes(sid: int) -> list[int]:
-    """Live processes of session ``sid`` (the child and everything it started)."""
-    pids = [int(name) for name in os.listdir("/proc") if name.isdigit()]
-    return [pid for pid in pids if (stat := _stat(pid)) is not None and stat[1] == sid]
-
-
 def workers_of(pid: int) -> list[int]:
     """The child's worker processes (not multiprocessing's resource tracker)."""
-    return [p for p in session_processes(pid)
-            if p != pid and _stat(p) and _stat(p)[0] == pid and "resource_tracker" not in _cmdline(p)]
+    return [p for p in children_of(pid) if "resource_tracker" not in command_line(p)]
 
 
 class Child:
@@ -111,7 +90,7 @@ class Child:
             os.killpg(self.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-        assert not left, f"processes left behind: {[_cmdline(p) for p in left]}"
+        assert not left, f"processes left behind: {[command_line(p) for p in left]}"
 
 
 def _random_moment(seed: int, low: float = 0.2, high: float = 1.0) -> None:

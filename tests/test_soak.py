@@ -20,6 +20,7 @@ from fox_envs.core.registry import GAMES
 from fox_envs.evaluation import WorkerLostError, round_robin
 
 from fault_agents import KilledAgent
+from process_table import children_of
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="reads memory and fds from /proc")]
@@ -50,19 +51,6 @@ def shared_memory() -> set[str]:
     return set(os.listdir("/dev/shm")) if os.path.isdir("/dev/shm") else set()
 
 
-def child_processes() -> list[int]:
-    me = os.getpid()
-    children = []
-    for name in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            stat = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(stat[1]) == me and stat[0] != "Z":
-            children.append(int(name))
-    return children
-
-
 class Leaks:
     """What a block of work leaves behind: memory growth after a warm-up, new fds, new shared
     memory segments, child processes."""
@@ -89,7 +77,7 @@ class Leaks:
         assert {fd for fd in new if not heap_arena(fd)} == set(), new
         assert len(new) <= ARENA_LIMIT, f"{len(new)} shared-heap arenas kept: {sorted(new)}"
         assert shared_memory() - self.shm == set(), shared_memory() - self.shm
-        assert [pid for pid in child_processes() if pid != self.tracker] == [], child_processes()
+        assert [pid for pid in children_of(os.getpid()) if pid != self.tracker] == [], children_of(os.getpid())
 
 
 @pytest.mark.parametrize("env_id", fox_envs.ENV_IDS)
