@@ -27,6 +27,8 @@ for _p, _ns in enumerate(NEIGHBOURS):
 _PAIR_POINT = np.array([p for p in range(NUM_POINTS) for _ in PAIRS_THROUGH[p]])
 _PAIR_A = np.array([a for p in range(NUM_POINTS) for a, _ in PAIRS_THROUGH[p]])
 _PAIR_B = np.array([b for p in range(NUM_POINTS) for _, b in PAIRS_THROUGH[p]])
+_POINT_OF_PAIR = np.zeros((NUM_POINTS, len(_PAIR_POINT)), np.float32)  # [p, k]: pair k is a window through p
+_POINT_OF_PAIR[_PAIR_POINT, np.arange(len(_PAIR_POINT))] = 1.0
 _COMPLETES_BITS = np.array([[(mask >> t) & 1 for t in range(NUM_TYPES)] for mask in COMPLETES], np.float32)
 NUM_FEATURES = 171 + 19 + 9 + 9 + 171 + 2 + 19 + 1 + 1
 
@@ -38,10 +40,8 @@ def completion_bits(boards: np.ndarray) -> np.ndarray:
     both = (a >= 0) & (b >= 0)
     rows = np.where(both, np.maximum(a, 0) * NUM_TYPES + np.maximum(b, 0), 0)
     bits = _COMPLETES_BITS[rows] * both[:, :, None]  # [N, pairs, 9]
-    out = np.zeros((boards.shape[0], NUM_POINTS, NUM_TYPES), np.float32)
-    for k, p in enumerate(_PAIR_POINT):  # 81 pairs: a short loop over columns, vectorised over N
-        np.maximum(out[:, p], bits[:, k], out=out[:, p])
-    return out * (boards < 0)[:, :, None]
+    hits = np.matmul(_POINT_OF_PAIR, bits)  # [N, 19, 9]: windows through the point that the type completes
+    return (hits > 0).astype(np.float32) * (boards < 0)[:, :, None]
 
 
 def legal_point_mask(boards: np.ndarray) -> np.ndarray:
