@@ -53,6 +53,13 @@ class ValueNet:
         return np.tanh(h @ w + b)[:, 0]
 
 
+def check_learned_game(env_id: Any) -> None:
+    """Only the games with trained weights have a learned agent."""
+    if env_id not in LEARNED_GAMES:
+        raise InvalidParameterError(
+            f"agent 'learned' has no trained weights for {env_id!r}; available for: {', '.join(LEARNED_GAMES)}")
+
+
 def weights_resource(env_id: str):
     """The packaged weight file of ``env_id`` (an importlib.resources Traversable)."""
     return resources.files(WEIGHTS_PACKAGE) / f"{env_id}.npz"
@@ -60,9 +67,7 @@ def weights_resource(env_id: str):
 
 def packaged_arrays(env_id: str) -> dict[str, np.ndarray]:
     """The arrays of the packaged weights of ``env_id``."""
-    if env_id not in LEARNED_GAMES:
-        raise InvalidParameterError(
-            f"agent 'learned' has no trained weights for {env_id!r}; available for: {', '.join(LEARNED_GAMES)}")
+    check_learned_game(env_id)
     with weights_resource(env_id).open("rb") as handle, np.load(handle, allow_pickle=False) as data:
         return {name: data[name] for name in data.files}
 
@@ -71,9 +76,7 @@ def make_learned(env_id: str | None = None, seed: int | None = None, arrays: Map
                  **options: Any):
     """The learned agent of ``env_id`` with the packaged weights (or ``arrays``, e.g. from a
     saved ``.npz`` policy). ``options`` go to the agent class."""
-    if env_id not in LEARNED_GAMES:
-        raise InvalidParameterError(
-            f"agent 'learned' has no trained weights for {env_id!r}; available for: {', '.join(LEARNED_GAMES)}")
+    check_learned_game(env_id)
     net = ValueNet(arrays if arrays is not None else packaged_arrays(env_id))
     if env_id == "outfox_v0":
         from fox_envs.agents.outfox_learned import OutfoxLearned
