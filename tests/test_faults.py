@@ -27,6 +27,9 @@ pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="re
 HERE = Path(__file__).resolve().parent
 LIMIT = 120  # seconds: only a guard against a hang, never a measured time
 PROMPT = 20  # seconds within which a fault must be reported (generous for a loaded 2-core machine)
+# games in the children's runs: far more than an idle machine plays before the fault lands (the
+# fault comes at most a few seconds after the workers start), so it always lands mid-run
+EVALUATE_GAMES, MATCH_GAMES = 20_000, 400
 
 
 def workers_of(pid: int) -> list[int]:
@@ -101,7 +104,7 @@ EVALUATE = """
     import json, multiprocessing
     from fox_envs.evaluation import WorkerLostError, evaluate
     try:
-        evaluate("outwit_v0", ["random", "random"], 600, seed=1, workers=2, keep_records=True)
+        evaluate("outwit_v0", ["random", "random"], EVALUATE_GAMES, seed=1, workers=2, keep_records=True)
     except WorkerLostError as error:
         p = error.partial
         print(json.dumps({"error": "WorkerLostError", "message": str(error), "lost": error.lost_games,
@@ -110,13 +113,13 @@ EVALUATE = """
         print(json.dumps({"error": "KeyboardInterrupt", "children": len(multiprocessing.active_children())}))
     else:
         print(json.dumps({"error": None}))
-"""
+""".replace("EVALUATE_GAMES", str(EVALUATE_GAMES))
 
 ROUND_ROBIN = """
     import json, multiprocessing
     from fox_envs.evaluation import WorkerLostError, round_robin
     try:
-        round_robin("outwit_v0", ["random", "heuristic", "random"], 60, seed=0, workers=2, bootstrap=10)
+        round_robin("outwit_v0", ["random", "heuristic", "random"], MATCH_GAMES, seed=0, workers=2, bootstrap=10)
     except WorkerLostError as error:
         p = error.partial
         print(json.dumps({"error": "WorkerLostError", "message": str(error), "lost": p.lost,
@@ -125,7 +128,7 @@ ROUND_ROBIN = """
         print(json.dumps({"error": "KeyboardInterrupt", "children": len(multiprocessing.active_children())}))
     else:
         print(json.dumps({"error": None}))
-"""
+""".replace("MATCH_GAMES", str(MATCH_GAMES))
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -141,7 +144,7 @@ def test_evaluate_with_a_worker_killed_from_outside_names_the_lost_games_at_once
     assert data["error"] == "WorkerLostError" and "signal SIGKILL" in data["message"], data
     assert took < PROMPT, took
     lost = set(data["lost"]) | set(data["unplayed"])
-    assert data["lost"] and not lost & set(data["finished"]) and lost | set(data["finished"]) == set(range(600))
+    assert data["lost"] and not lost & set(data["finished"]) and lost | set(data["finished"]) == set(range(EVALUATE_GAMES))
 
 
 def test_tournament_with_a_worker_killed_from_outside_keeps_the_finished_matches():
@@ -156,7 +159,7 @@ def test_tournament_with_a_worker_killed_from_outside_keeps_the_finished_matches
     assert data["error"] == "WorkerLostError" and "signal SIGKILL" in data["message"], data
     assert took < PROMPT, took
     lost = {row["match"]: row["lost_games"] for row in data["lost"]}
-    assert lost and all(data["matches"][m] + len(games) == 60 for m, games in lost.items() if m < len(data["matches"]))
+    assert lost and all(data["matches"][m] + len(games) == MATCH_GAMES for m, games in lost.items() if m < len(data["matches"]))
 
 
 @pytest.mark.parametrize("code", [EVALUATE, ROUND_ROBIN], ids=["evaluate", "round_robin"])
