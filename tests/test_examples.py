@@ -155,6 +155,7 @@ def test_train_and_tournament_quick_setting(tmp_path):
 
 
 # ----- 3. MaskablePPO (optional 'train' extra) ---------------------------------------------------
+@pytest.mark.integration  # needs the sb3 extra: runs with -m integration
 def test_maskable_ppo_smoke(tmp_path):
     """A few hundred steps per phase: the masked policy only ever plays legal moves (evaluate
     would raise otherwise) and every rate is reported with its interval."""
@@ -222,6 +223,7 @@ def test_outfox_completion_planes_match_the_rules_core():
     assert np.array_equal(obs[:, :, 40:], completion_planes(state.board))
 
 
+@pytest.mark.integration  # needs the sb3 extra: runs with -m integration
 def test_board_policy_logits_follow_the_outfox_action_layout():
     """The board policy reads point p from obs[r + 2, q + 2] and scores action t*19 + p from that
     point's features and 171 + f*19 + g from the features of f and g."""

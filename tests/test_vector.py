@@ -299,6 +299,7 @@ def test_fox_vector_env_reports_a_dead_worker_and_reset_starts_the_workers_again
         env.close()
 
 
+@pytest.mark.integration  # needs the sb3 extra: runs with -m integration
 def test_sb3_subproc_vec_env_gets_masks_through_env_method():
     pytest.importorskip("stable_baselines3")
     from stable_baselines3.common.vec_env import SubprocVecEnv
