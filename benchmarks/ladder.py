@@ -15,10 +15,10 @@ import argparse
 import sys
 import time
 
-from fox_envs.cli import Progress
+from fox_envs.ui.cli import Progress
 from fox_envs.evaluation import round_robin
 
-OPTIMAL_TEAM = "fox_envs.agents.bye_bye_mr_fox_solver:ByeByeMrFoxOptimal"
+OPTIMAL_TEAM = "fox_envs.games.bye_bye_mr_fox.solver:ByeByeMrFoxOptimal"
 
 # env id -> (agents, games per match)
 LADDERS: dict[str, tuple[tuple[str, ...], int]] = {

@@ -18,11 +18,11 @@ import time
 import numpy as np
 
 from fox_envs.agents import RandomAgent
-from fox_envs.agents.bye_bye_mr_fox import ByeByeMrFoxHeuristic
-from fox_envs.agents.bye_bye_mr_fox_solver import ByeByeMrFoxOptimal, clear_solvers, solver_for
+from fox_envs.games.bye_bye_mr_fox.heuristic import ByeByeMrFoxHeuristic
+from fox_envs.games.bye_bye_mr_fox.solver import ByeByeMrFoxOptimal, clear_solvers, solver_for
 from fox_envs.evaluation.match import play_game
 from fox_envs.evaluation.stats import Z95, wilson_interval
-from fox_envs.games.bye_bye_mr_fox import ByeByeMrFoxGame
+from fox_envs.games.bye_bye_mr_fox.rules import ByeByeMrFoxGame
 
 TEAMS = {"random": RandomAgent, "heuristic": ByeByeMrFoxHeuristic, "optimal": ByeByeMrFoxOptimal}
 

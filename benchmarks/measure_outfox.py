@@ -11,8 +11,8 @@ import argparse
 import time
 
 from fox_envs.agents import RandomAgent
-from fox_envs.agents.outfox import OutfoxHeuristic
-from fox_envs.games.outfox import OutfoxGame
+from fox_envs.games.outfox.heuristic import OutfoxHeuristic
+from fox_envs.games.outfox.rules import OutfoxGame
 
 
 def play(game: OutfoxGame, agents: list, seed: int) -> int:

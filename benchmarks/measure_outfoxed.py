@@ -15,10 +15,10 @@ import time
 import numpy as np
 
 from fox_envs.agents import RandomAgent
-from fox_envs.agents.outfoxed import OutfoxedHeuristic
+from fox_envs.games.outfoxed.heuristic import OutfoxedHeuristic
 from fox_envs.evaluation.match import play_game
 from fox_envs.evaluation.stats import wilson_interval
-from fox_envs.games.outfoxed import OutfoxedGame
+from fox_envs.games.outfoxed.rules import OutfoxedGame
 
 
 def play(game: OutfoxedGame, agents: list, seed: int) -> list[float]:

@@ -12,8 +12,8 @@ import statistics
 import time
 
 from fox_envs.agents import RandomAgent
-from fox_envs.agents.outwit import OutwitHeuristic
-from fox_envs.games.outwit import OutwitGame
+from fox_envs.games.outwit.heuristic import OutwitHeuristic
+from fox_envs.games.outwit.rules import OutwitGame
 
 
 def play(agents, seed: int, cap: int):

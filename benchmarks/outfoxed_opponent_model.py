@@ -18,10 +18,10 @@ from collections import Counter
 
 import numpy as np
 
-from fox_envs.agents.outfoxed import OutfoxedHeuristic
+from fox_envs.games.outfoxed.heuristic import OutfoxedHeuristic
 from fox_envs.core.game import CHANCE, TERMINAL, sample_chance
 from fox_envs.core.registry import make_game
-from fox_envs.games.outfoxed import CALL, CALLING, CHIP0, PUT0, SHOW0, TURNS_PER_ROUND
+from fox_envs.games.outfoxed.rules import CALL, CALLING, CHIP0, PUT0, SHOW0, TURNS_PER_ROUND
 
 
 def measure(games: int, seed: int) -> tuple[Counter, Counter, Counter, Counter]:

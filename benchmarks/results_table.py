@@ -7,7 +7,7 @@ heuristic (cooperative games: each agent as the whole team), with 95 % intervals
 
 Every row is one ``fox_envs.evaluation.evaluate`` match with seats rotated; the first agent of
 the matchup is the one reported. MCTS is ``make_agent("mcts", env_id)``: the game's tuned search
-settings (``fox_envs/agents/evaluators.py``, ``SEARCH_DEFAULTS``), unless ``--simulations`` or
+settings (each game's spec, ``search_defaults``), unless ``--simulations`` or
 ``--mcts`` says otherwise. Besides each game's default params, three-player Outfox gets its own
 rows. The default game counts (``CASES``) finish the whole table in several minutes (measured
 8.5 minutes on a 2-core machine with ``--workers 2``). Results depend only on the arguments
@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 import fox_envs
-from fox_envs.cli import Progress
+from fox_envs.ui.cli import Progress
 from fox_envs.core.registry import make_game
 from fox_envs.evaluation import evaluate
 

@@ -112,7 +112,7 @@ def vector(gym_id: str, opponent: str, seconds: float, workers: int, asynchronou
 
 
 def batched(gym_id: str, opponent: str, seconds: float, workers: int, num_envs: int, stagger: int = 1) -> float:
-    from fox_envs.core.vector import FoxVectorEnv
+    from fox_envs.vector.process import FoxVectorEnv
 
     return _run_vector(FoxVectorEnv(gym_id, num_envs, workers=workers, opponent=opponent), seconds, stagger)
 
@@ -124,7 +124,7 @@ def env_id_of(gym_id: str) -> str:
 def batch_core(gym_id: str, opponent: str, seconds: float, num_envs: int, stagger: int = 1) -> float:
     """The batched core's vector env (what ``gymnasium.make_vec`` gives against ``"random"`` and
     ``"heuristic"``)."""
-    from fox_envs.batch.vector import BatchVectorEnv
+    from fox_envs.vector.batched import BatchVectorEnv
 
     return _run_vector(BatchVectorEnv(env_id_of(gym_id), num_envs, opponent=opponent), seconds, stagger)
 
@@ -166,7 +166,7 @@ def settings(gym_id: str, args) -> dict:
     for workers in range(1, args.max_workers + 1):
         rows[f"FoxVectorEnv {args.num_envs} envs, workers={workers}"] = functools.partial(
             batched, gym_id, o, s, workers, args.num_envs, stagger)
-    from fox_envs.vectors import plays_inside_batch
+    from fox_envs.vector.routing import plays_inside_batch
 
     if plays_inside_batch(o, env_id_of(gym_id)):
         for num_envs in sorted({args.num_envs, 4096}):

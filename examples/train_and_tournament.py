@@ -4,7 +4,7 @@
 
 1. Trains the tabular Q-learner of ``examples/train_xceter_o_qlearning.py`` on X-Ceter-O.
 2. Saves it as a ``fox_envs.policy/1`` ``.npz`` file (``fox_envs.agents.save_policy``): the
-   table's arrays plus the factory ``fox_envs.agents.trained.xceter_o_q:load_agent``.
+   table's arrays plus the factory ``fox_envs.games.xceter_o.trained_q:load_agent``.
 3. Loads it back by path with ``fox_envs.agents.make_agent(path, env_id)`` (exactly what the
    command line does) and checks it plays the same moves as the trained table.
 4. Plays a round robin (``fox_envs.evaluation.round_robin``) between the saved policy (given by

@@ -44,7 +44,7 @@ from examples._common import (
     Timer, add_plot_option, base_parser, curve_point, curve_recorder, format_rate, pick, print_before_after, team,
     write_learning_curve,
 )
-from fox_envs.agents.trained.bye_bye_mr_fox_td import (  # noqa: F401  (the policy lives in the package)
+from fox_envs.games.bye_bye_mr_fox.trained_td import (  # noqa: F401  (the policy lives in the package)
     ENV_ID, FACTORY, NUM_FEATURES, AfterstateAgent, ValueNet, afterstates, choose, features, load_agent,
 )
 

@@ -11,9 +11,9 @@ the env's ``action_masks()`` method (the sb3-contrib convention), so the policy 
 illegal action; the reward is +1 / -1 at the end of the game.
 
 On Outfox the defaults are a point-by-point convolutional policy
-(``fox_envs/agents/trained/outfox_board_policy.py``: placement logits from each point's
+(``fox_envs/games/outfox/board_policy.py``: placement logits from each point's
 features, slide logits from a bilinear score of origin and destination) over the observation
-plus ten feature planes (``fox_envs/agents/trained/outfox_planes.py``: where each piece type
+plus ten feature planes (``fox_envs/games/outfox/planes.py``: where each piece type
 would complete a line, and the pieces of a line already on the board),
 with short rollouts, many updates and gamma 0.9. Elsewhere the policy is SB3's ``MlpPolicy``
 on the flattened tensor. ``--policy`` / ``--features`` / the PPO options override the defaults.
@@ -103,7 +103,7 @@ def board_cnn_class():
 
 def make_vec_env(opponent: str, n_envs: int, seed: int, env_id: str = ENV_ID, features: str = "none"):
     """``n_envs`` Gymnasium views with the learner in alternating seats (``features="lines"``:
-    Outfox's completion planes appended, ``fox_envs/agents/trained/outfox_planes.py``)."""
+    Outfox's completion planes appended, ``fox_envs/games/outfox/planes.py``)."""
     import gymnasium as gym
 
     from fox_envs.core.registry import entry  # importing fox_envs registers the gym ids
@@ -115,7 +115,7 @@ def make_vec_env(opponent: str, n_envs: int, seed: int, env_id: str = ENV_ID, fe
         def make():
             view = gym.make(gym_id, opponent=opponent, seat=seat)
             if features == "lines":
-                from fox_envs.agents.trained.outfox_planes import LinePlanes
+                from fox_envs.games.outfox.planes import LinePlanes
 
                 view = LinePlanes(view)
             return view
@@ -208,12 +208,12 @@ def build_parser():
     parser.add_argument("--ent-coef", type=float, default=0.01, help="entropy bonus (default 0.01)")
     parser.add_argument("--policy", choices=("board", "mlp", "cnn"), default=None,
                         help="board (Outfox only, its default): convolutions and action logits computed point by "
-                             "point (fox_envs/agents/trained/outfox_board_policy.py); mlp (the default elsewhere): "
+                             "point (fox_envs/games/outfox/board_policy.py); mlp (the default elsewhere): "
                              "the flattened tensor into the layers of --net; cnn: two 3x3 convolutions over the "
                              "board planes, then --net")
     parser.add_argument("--features", choices=("lines", "none"), default=None,
                         help="lines (Outfox only, its default): append the completion planes of "
-                             "fox_envs/agents/trained/outfox_planes.py to the observation; none: the env's "
+                             "fox_envs/games/outfox/planes.py to the observation; none: the env's "
                              "tensor as it is")
     parser.add_argument("--channels", type=int, default=64, help="convolution channels of --policy board (default 64)")
     parser.add_argument("--layers", type=int, default=3, help="3x3 convolutions of --policy board (default 3)")
@@ -247,7 +247,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     if chosen["policy"] == "cnn":
         policy_kwargs["features_extractor_class"] = board_cnn_class()
     elif chosen["policy"] == "board":
-        from fox_envs.agents.trained.outfox_board_policy import BoardPolicy
+        from fox_envs.games.outfox.board_policy import BoardPolicy
 
         policy_class = BoardPolicy
         policy_kwargs = {"features_extractor_kwargs": {"channels": args.channels, "layers": args.layers}}

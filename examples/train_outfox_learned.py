@@ -8,9 +8,9 @@ to the outcomes of games the batched core plays, then used for a one-turn lookah
 Every iteration generates games with ``fox_envs.batch`` (both seats the heuristic, a random
 legal move with probability ``--epsilon`` in a game's first ``--explore-moves`` decisions),
 records every position at the start of a turn with the return of the player to move, and
-trains the network (``fox_envs.agents.outfox_features`` inputs, two ReLU layers, tanh output)
+trains the network (``fox_envs.games.outfox.features`` inputs, two ReLU layers, tanh output)
 on all positions so far. After each iteration the agent
-(``fox_envs.agents.outfox_learned.OutfoxLearned``: a winning turn, else the best rated turn after
+(``fox_envs.games.outfox.learned.OutfoxLearned``: a winning turn, else the best rated turn after
 which the opponent cannot win at once) plays ``--eval-games`` against ``random`` and
 ``heuristic`` (seats rotated, Wilson 95 % intervals); the learning curve goes to ``--plot``,
 the weights to ``--save`` (numpy ``.npz``; the agent needs no torch), then a final match of
@@ -38,13 +38,13 @@ def at_turn_start(obs: np.ndarray) -> np.ndarray:
 
 
 def encode(obs: np.ndarray) -> np.ndarray:
-    from fox_envs.agents.outfox_features import features, positions_from_observations
+    from fox_envs.games.outfox.features import features, positions_from_observations
 
     return features(*positions_from_observations(obs))
 
 
 def recipe() -> Recipe:
-    from fox_envs.agents.outfox_features import NUM_FEATURES
+    from fox_envs.games.outfox.features import NUM_FEATURES
 
     return Recipe("outfox_v0", "Outfox", NUM_FEATURES, encode, at_turn_start)
 

@@ -8,9 +8,9 @@ the outcomes of games the batched core plays, then used for a one-move lookahead
 Every iteration generates games with ``fox_envs.batch`` (both seats the heuristic, a random
 legal move with probability ``--epsilon`` in a game's first ``--explore-moves`` decisions),
 records the positions (each with probability ``--keep``) with the return of the player to move,
-and trains the network (``fox_envs.agents.outwit_features`` inputs, ReLU layers, tanh output)
+and trains the network (``fox_envs.games.outwit.features`` inputs, ReLU layers, tanh output)
 on all positions so far. After each iteration the agent
-(``fox_envs.agents.outwit_learned.OutwitLearned``) plays ``--eval-games`` against ``random``
+(``fox_envs.games.outwit.learned.OutwitLearned``) plays ``--eval-games`` against ``random``
 and ``heuristic`` (seats rotated, Wilson 95 % intervals); the learning curve goes to ``--plot``,
 the weights to ``--save`` (numpy ``.npz``; the agent needs no torch), then a final match of
 ``--final-games`` against the heuristic is measured.
@@ -35,7 +35,7 @@ def every_position(obs: np.ndarray) -> np.ndarray:
 
 
 def recipe() -> Recipe:
-    from fox_envs.agents.outwit_features import NUM_FEATURES, observation_features
+    from fox_envs.games.outwit.features import NUM_FEATURES, observation_features
 
     return Recipe("outwit_v0", "Outwit", NUM_FEATURES, observation_features, every_position,
                   games_per_iteration=(200, 1000), epochs=(2, 4), eval_games=(10, 30), explore_moves=8,

@@ -19,7 +19,7 @@ Before and after training it prints the greedy learner's win rate against ``rand
 ``heuristic`` (``fox_envs.evaluation.evaluate``, seats rotated, Wilson 95 % intervals).
 ``--save`` writes the table as a ``fox_envs.policy/1`` ``.npz`` file that loads wherever
 fox_envs is installed: ``python -m fox_envs arena xceter_o_v0 q.npz random`` plays it (the
-policy class is ``fox_envs.agents.trained.xceter_o_q.QAgent``). Progress: a line every fifth
+policy class is ``fox_envs.games.xceter_o.trained_q.QAgent``). Progress: a line every fifth
 of training with the greedy table's win rates (a quarter of the evaluation games); the learning
 curve goes to ``--plot``.
 
@@ -43,10 +43,10 @@ from examples._common import (
     Timer, add_plot_option, against_baselines, base_parser, curve_point, curve_recorder, pick, print_before_after,
     print_rates, write_learning_curve,
 )
-from fox_envs.agents.trained.xceter_o_q import (  # noqa: F401  (the policy lives in the package)
+from fox_envs.games.xceter_o.trained_q import (  # noqa: F401  (the policy lives in the package)
     ENV_ID, FACTORY, SYM, QAgent, QTable, encode, greedy, load_agent,
 )
-from fox_envs.agents.trained.xceter_o_q import save_q_table as save
+from fox_envs.games.xceter_o.trained_q import save_q_table as save
 
 
 # ----- training through the AEC API -------------------------------------------------------------

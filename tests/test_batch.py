@@ -226,7 +226,7 @@ def test_kernels_run_compiled(env_id):
     """The kernels users run are numba-compiled (not interpreted Python)."""
     env = fox_envs.batch.make(env_id, 2, seed=0)
     env.step(env.random_actions())
-    module = load_object(fox_envs.batch.env.KERNELS[env_id].split(":")[0] + ":step_rows")
+    module = load_object(fox_envs.core.registry.spec(env_id).kernels.split(":")[0] + ":step_rows")
     assert module.signatures, "step_rows was not compiled"
 
 

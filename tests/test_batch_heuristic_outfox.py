@@ -1,4 +1,4 @@
-"""Outfox's batched heuristic (``fox_envs.batch.outfox_heuristic``) chooses as
+"""Outfox's batched heuristic (``fox_envs.games.outfox.kernels_heuristic``) chooses as
 ``OutfoxHeuristic.best_actions`` does, with two and three players."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 
 import fox_envs.batch
 from fox_envs import make_game
-from fox_envs.agents.outfox import OutfoxHeuristic
+from fox_envs.games.outfox.heuristic import OutfoxHeuristic
 from tests.batch_heuristic_check import assert_ties_spread, heuristic_lockstep
 from tests.batch_heuristic_match import kernel_against_python
 

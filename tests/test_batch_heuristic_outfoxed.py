@@ -1,4 +1,4 @@
-"""Outfoxed's batched heuristic (``fox_envs.batch.outfoxed_heuristic``) chooses as
+"""Outfoxed's batched heuristic (``fox_envs.games.outfoxed.kernels_heuristic``) chooses as
 ``OutfoxedHeuristic.best_actions`` does, from the mover's information only."""
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import fox_envs.batch
-from fox_envs.agents.outfoxed import OutfoxedHeuristic
-from fox_envs.batch.outfoxed import PHASE
-from fox_envs.games.outfoxed import CALL, PASS, PHASE_NAMES
+from fox_envs.games.outfoxed.heuristic import OutfoxedHeuristic
+from fox_envs.games.outfoxed.kernels import PHASE
+from fox_envs.games.outfoxed.rules import CALL, PASS, PHASE_NAMES
 from tests.batch_heuristic_check import assert_ties_spread, heuristic_lockstep
 from tests.batch_heuristic_match import kernel_against_python
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from fox_envs.batch.outwit_heuristic import best_moves_of_row
+from fox_envs.games.outwit.kernels_heuristic import best_moves_of_row
 from tests.batch_heuristic_check import assert_even_match, assert_ties_spread, heuristic_lockstep
 
 

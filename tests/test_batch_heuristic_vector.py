@@ -13,10 +13,10 @@ import pytest
 
 import fox_envs
 from fox_envs.agents.registry import make_agent
-from fox_envs.batch.env import KERNELS, has_batched_heuristic
-from fox_envs.batch.vector import BatchVectorEnv
+from fox_envs.batch.env import batched_env_ids, has_batched_heuristic
+from fox_envs.vector.batched import BatchVectorEnv
 from fox_envs.core.registry import GAMES
-from fox_envs.core.vector import FoxVectorEnv
+from fox_envs.vector.process import FoxVectorEnv
 
 CASES = [
     pytest.param("xceter_o_v0", {"opponent": "heuristic", "seat": 0}, id="XCeterO-seat0"),
@@ -131,7 +131,7 @@ def test_rows_do_not_depend_on_num_envs(env_id, seat):
 
 
 def test_make_vec_routes_heuristic_opponents_to_the_batch_when_the_game_has_kernels():
-    for env_id in KERNELS:
+    for env_id in batched_env_ids():
         env = gymnasium.make_vec(gym_id(env_id), num_envs=2, opponent="heuristic")
         assert isinstance(env, BatchVectorEnv if has_batched_heuristic(env_id) else FoxVectorEnv), env_id
         env.close()

@@ -1,4 +1,4 @@
-"""Outfox batched kernels (``fox_envs.batch.outfox``): the rules most at risk, from SPEC 2.3 and
+"""Outfox batched kernels (``fox_envs.games.outfox.kernels``): the rules most at risk, from SPEC 2.3 and
 the rulebook ``outfox.txt``.
 
 Each scenario builds a position with the rules core (notation played from the start), loads it
@@ -14,7 +14,7 @@ import pytest
 import fox_envs
 import fox_envs.batch
 from fox_envs import make_game
-from fox_envs.games.outfox import NUM_PLACE, NUM_POINTS, POINT_INDEX, TYPE_INDEX, TYPE_NAMES
+from fox_envs.games.outfox.rules import NUM_PLACE, NUM_POINTS, POINT_INDEX, TYPE_INDEX, TYPE_NAMES
 from tests.batch_lockstep import assert_row_matches, run_lockstep
 
 ROW = 1
@@ -61,7 +61,7 @@ def placement_points(env, row: int = ROW) -> set[str]:
 
 def at(env, point: str) -> str:
     """The piece the batch row's observation shows on ``point`` (type planes 0-8), or ``.``."""
-    from fox_envs.games.outfox import COORDS
+    from fox_envs.games.outfox.rules import COORDS
 
     q, r = COORDS[POINT_INDEX[point]]
     cell = env.observation[ROW, r + 2, q + 2]

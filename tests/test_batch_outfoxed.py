@@ -1,4 +1,4 @@
-"""Outfoxed's batched kernels (``fox_envs.batch.outfoxed``) on the rules most at risk.
+"""Outfoxed's batched kernels (``fox_envs.games.outfoxed.kernels``) on the rules most at risk.
 
 Each scenario builds a position with the rules core from a known move sequence (deals given as
 chance outcomes), loads it into a batch row, steps the batch with the action that triggers the
@@ -13,7 +13,7 @@ import fox_envs
 import fox_envs.batch
 from fox_envs.batch.env import count_decisions
 from fox_envs.core.game import TERMINAL
-from fox_envs.games.outfoxed import (CALL, CHIP0, COLOUR_INDEX, MULTISET_INDEX, O_CALLABLE, O_CHIP, O_CHIP_FACE,
+from fox_envs.games.outfoxed.rules import (CALL, CHIP0, COLOUR_INDEX, MULTISET_INDEX, O_CALLABLE, O_CHIP, O_CHIP_FACE,
                                      O_FORBIDDEN, O_FOX, O_HAND, O_KEPT, O_OWN_FACE, O_PENDING, O_PICKS, O_ROUND,
                                      O_SIZES, O_TABLE, O_UP_FACE, PASS, TABLE_SCALE, put_action, show_action)
 from tests.batch_lockstep import apply_tail, assert_row_matches

@@ -191,7 +191,7 @@ def test_a_chip_in_its_own_corner_never_leaves_and_the_corner_edge_is_a_wall():
 # ----- the end ---------------------------------------------------------------------------------
 
 def heuristic_game(seed: int):
-    from fox_envs.agents.outwit import OutwitHeuristic
+    from fox_envs.games.outwit.heuristic import OutwitHeuristic
     agents = [OutwitHeuristic(seed), OutwitHeuristic(seed + 1)]
     state = GAME.new_initial_state()
     while not state.is_terminal():
@@ -335,7 +335,7 @@ def test_streamed_rows_equal_the_unstreamed_ones(auto_reset):
 
 
 def test_a_large_batch_streams_and_plays_like_a_small_one():
-    from fox_envs.batch.outwit import CELLS, STREAM_BYTES
+    from fox_envs.games.outwit.kernels import CELLS, STREAM_BYTES
     rows = -(-STREAM_BYTES // (CELLS * 4))
     large = fox_envs.batch.make("outwit_v0", rows, seed=8)
     small = fox_envs.batch.make("outwit_v0", rows, seed=8)

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 
 import fox_envs
-from fox_envs.batch.vector import BatchVectorEnv
+from fox_envs.vector.batched import BatchVectorEnv
 from fox_envs.core.registry import GAMES
-from fox_envs.core.vector import FoxVectorEnv
+from fox_envs.vector.process import FoxVectorEnv
 
 CASES = [("XCeterO-v0", {}, 0), ("XCeterO-v0", {}, 1), ("Outwit-v0", {}, 1), ("Outfox-v0", {"num_players": 3}, 2),
          ("ByeByeMrFox-v0", {"num_players": 3}, 1), ("Outfoxed-v0", {}, 0)]

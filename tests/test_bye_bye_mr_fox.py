@@ -14,7 +14,7 @@ import pytest
 
 import fox_envs
 from fox_envs import CHANCE, TERMINAL, IllegalActionError, InvalidParameterError
-from fox_envs.games.bye_bye_mr_fox import (
+from fox_envs.games.bye_bye_mr_fox.rules import (
     BLACK, BROWN, EGG, FOX, OBS_COVERED, OBS_DISCARDED, OBS_FACE_DOWN, OBS_NEST_CIRCLES, OBS_NESTS,
     OBS_PHASE, OBS_SIZE, OBS_SPIN, OBS_TOKEN, OBS_VISIBLE, THREE_HENS, WHITE, ByeByeMrFoxGame,
 )

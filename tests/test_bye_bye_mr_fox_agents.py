@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 
 from fox_envs.agents import RandomAgent
-from fox_envs.agents.bye_bye_mr_fox import ByeByeMrFoxHeuristic
-from fox_envs.agents.bye_bye_mr_fox_solver import ByeByeMrFoxOptimal, ByeByeMrFoxSolver, canonical
+from fox_envs.games.bye_bye_mr_fox.heuristic import ByeByeMrFoxHeuristic
+from fox_envs.games.bye_bye_mr_fox.solver import ByeByeMrFoxOptimal, ByeByeMrFoxSolver, canonical
 from fox_envs.core.game import sample_chance
 from fox_envs.evaluation.match import play_game
-from fox_envs.games.bye_bye_mr_fox import GIVE, PLACE, ByeByeMrFoxGame
+from fox_envs.games.bye_bye_mr_fox.rules import GIVE, PLACE, ByeByeMrFoxGame
 
 
 def brute_force(state, memo: dict) -> float:

@@ -1,4 +1,4 @@
-"""The command line, driven through ``fox_envs.cli.main`` (play is fed a scripted stdin)."""
+"""The command line, driven through ``fox_envs.ui.cli.main`` (play is fed a scripted stdin)."""
 from __future__ import annotations
 
 import io
@@ -7,7 +7,7 @@ import json
 import pytest
 
 import fox_envs
-from fox_envs.cli import main, parse_params
+from fox_envs.ui.cli import main, parse_params
 from fox_envs.core.registry import make_game
 from fox_envs.evaluation import GameRecord, replay_states
 

@@ -6,6 +6,7 @@ import pytest
 
 import fox_envs
 from fox_envs import CHANCE, TERMINAL, IllegalActionError, InvalidParameterError
+from fox_envs.core.spec import GameSpec
 from fox_envs.core import registry
 from fox_envs.core.aec import FoxEnv, wrap
 from fox_envs.core.game import Game, State, action_as_int, resolve_chance, sample_chance
@@ -74,7 +75,7 @@ class CoinState(State):
 
 @pytest.fixture
 def coin_registered(monkeypatch):
-    entry = registry.GameEntry("coin_test_v0", f"{__name__}:CoinGame", "Coin-v0", "fox_envs.agents.base:RandomAgent")
+    entry = GameSpec("coin_test_v0", CoinGame, title="Coin", gym_id="Coin-v0")
     monkeypatch.setitem(registry.GAMES, "coin_test_v0", entry)
     yield
 

@@ -224,7 +224,7 @@ def test_tampered_records_are_rejected():
     {"returns": ["1"]}, {"length": None}, {"truncated": "no"}, {"max_moves": []}, {"format": 1},
 ], ids=lambda change: json.dumps(change))
 def test_malformed_records_raise_invalid_state_error(change, tmp_path, capsys):
-    from fox_envs.cli import main
+    from fox_envs.ui.cli import main
 
     state = make_game("xceter_o_v0").new_initial_state()
     state.apply_string("b2")
@@ -238,7 +238,7 @@ def test_malformed_records_raise_invalid_state_error(change, tmp_path, capsys):
 
 
 def test_replay_of_unreadable_files_is_an_error_not_a_traceback(tmp_path, capsys):
-    from fox_envs.cli import main
+    from fox_envs.ui.cli import main
 
     for name, content in [("deep.json", "[" * 100_000 + "]" * 100_000), ("null.json", "null"),
                           ("binary.json", b"\xff\xfe\x00"), ("bad.json", "{")]:

@@ -119,7 +119,7 @@ def test_bye_bye_mr_fox_quick_setting(tmp_path):
 # ----- 4. train, save, round robin, load by path -------------------------------------------------
 def test_train_and_tournament_saves_a_loadable_policy(tmp_path, capsys):
     from examples.train_and_tournament import main
-    from fox_envs.cli import main as cli_main
+    from fox_envs.ui.cli import main as cli_main
 
     path = tmp_path / "q.npz"
     result = main(["--quick", "--episodes", "5000", "--eval-games", "100", "--bootstrap", "20",
@@ -191,8 +191,8 @@ def test_outfox_completion_planes_match_the_rules_core():
     import numpy as np
 
     import fox_envs
-    from fox_envs.agents.trained.outfox_planes import GRID_CELLS, LinePlanes, completion_planes, with_completion_planes
-    from fox_envs.games.outfox import LINES, WINS, line_through
+    from fox_envs.games.outfox.planes import GRID_CELLS, LinePlanes, completion_planes, with_completion_planes
+    from fox_envs.games.outfox.rules import LINES, WINS, line_through
 
     game = fox_envs.make_game("outfox_v0")
     rng = np.random.default_rng(0)
@@ -232,8 +232,8 @@ def test_board_policy_logits_follow_the_outfox_action_layout():
     import torch
 
     import fox_envs
-    from fox_envs.agents.trained.outfox_board_policy import POINT_CELLS, BoardPolicy
-    from fox_envs.games.outfox import NUM_PLACE, NUM_POINTS, NUM_TYPES
+    from fox_envs.games.outfox.board_policy import POINT_CELLS, BoardPolicy
+    from fox_envs.games.outfox.rules import NUM_PLACE, NUM_POINTS, NUM_TYPES
 
     state = fox_envs.make_game("outfox_v0").new_initial_state()
     for p in range(NUM_POINTS):  # the valid-point plane is on exactly the gathered cells

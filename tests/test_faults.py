@@ -180,7 +180,7 @@ VECTOR = """
     import json, signal
     import gymnasium, numpy as np
     import fox_envs
-    from fox_envs.core.vector import FoxVectorEnv
+    from fox_envs.vector.process import FoxVectorEnv
 
     def trace(envs, seed, steps):
         obs, infos = envs.reset(seed=seed)

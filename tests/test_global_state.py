@@ -13,7 +13,7 @@ from pettingzoo.test.state_test import test_state_space as pettingzoo_state_spac
 
 import fox_envs
 from fox_envs.core.registry import GAMES, env_module
-from fox_envs.games.outfoxed import OBS_SIZE, S_CARDS, STATE_SIZE
+from fox_envs.games.outfoxed.rules import OBS_SIZE, S_CARDS, STATE_SIZE
 
 from conftest import conformance_cases, play_random_states
 from test_observation_layout import expected
@@ -99,7 +99,7 @@ def test_outfoxed_state_holds_the_hidden_facts():
 def test_outfoxed_state_tells_a_lie_from_the_truth():
     """Two positions that differ only in the face of one face-down card (the owner's hand
     compensates) differ in the state's table-card block, not in the other player's observation."""
-    from fox_envs.games.outfoxed import CARD_FEATURES, C_FACE
+    from fox_envs.games.outfoxed.rules import CARD_FEATURES, C_FACE
 
     game = fox_envs.make_game("outfoxed_v0")
     for state in play_random_states(game, seed=4, max_moves=400):

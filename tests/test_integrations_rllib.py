@@ -70,7 +70,7 @@ def test_without_ray_the_import_error_names_the_extra():
             fox_envs.evaluate('xceter_o_v0', ['random', 'random'], 2, backend='ray')
         except ImportError as error:
             print(error)
-        from fox_envs.cli import main
+        from fox_envs.ui.cli import main
         print('exit', main(['arena', 'xceter_o_v0', 'random', 'random', '--backend', 'ray', '--quiet']))
     """)
     assert done.returncode == 0, done.stderr

@@ -109,10 +109,10 @@ def test_three_player_outfox_is_refused():
 
 # ----- features ---------------------------------------------------------------------------------
 def test_outfox_features_read_from_observations_match_the_state():
-    from fox_envs.agents.outfox_features import (
+    from fox_envs.games.outfox.features import (
         completion_bits, features, legal_point_mask, positions_from_observations,
     )
-    from fox_envs.games.outfox import COMPLETES, PAIRS_THROUGH, PLACE, legal_points
+    from fox_envs.games.outfox.rules import COMPLETES, PAIRS_THROUGH, PLACE, legal_points
 
     for state in random_states("outfox_v0", 60, seed=1, max_steps=30):
         player = state.current_player()
@@ -133,8 +133,8 @@ def test_outfox_features_read_from_observations_match_the_state():
 
 
 def test_outwit_features_read_from_observations_and_the_board_symmetry():
-    from fox_envs.agents.outwit_features import position_features, position_from_observation
-    from fox_envs.games.outwit import POWER, REGULAR
+    from fox_envs.games.outwit.features import position_features, position_from_observation
+    from fox_envs.games.outwit.rules import POWER, REGULAR
 
     for state in random_states("outwit_v0", 30, seed=2, max_steps=80):
         player = state.current_player()

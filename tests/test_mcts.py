@@ -1,6 +1,6 @@
 """MCTS baseline: tactics in X-Ceter-O and Outfox positions set up by notation, the search hooks
 (leaf evaluator, rollout policy, decisive moves, root safety, tree reuse, anchor), the game
-knowledge in ``fox_envs.agents.evaluators`` checked against brute force on the rules, and
+knowledge in the games' ``knowledge`` modules checked against brute force on the rules, and
 generic behaviour on every registered game (legal moves, no mutation, seeding, chance,
 determinisation). A small measured strength test is marked slow."""
 from __future__ import annotations
@@ -12,7 +12,9 @@ import pytest
 
 import fox_envs
 from fox_envs.agents import MCTSAgent, make_agent
-from fox_envs.agents.evaluators import OutfoxKnowledge, OutwitKnowledge, search_defaults, winning_turn
+from fox_envs.agents.mcts import search_defaults
+from fox_envs.games.outfox.knowledge import OutfoxKnowledge, winning_turn
+from fox_envs.games.outwit.knowledge import OutwitKnowledge
 from fox_envs.core.errors import InvalidParameterError
 from fox_envs.core.game import CHANCE, sample_chance
 from fox_envs.core.registry import make_game
@@ -281,7 +283,7 @@ def test_tree_reuse_keeps_the_subtree_of_the_same_turn():
 
 
 def test_anchor_keeps_the_rollout_policy_move_unless_search_is_sure():
-    from fox_envs.agents.bye_bye_mr_fox import ByeByeMrFoxHeuristic
+    from fox_envs.games.bye_bye_mr_fox.heuristic import ByeByeMrFoxHeuristic
 
     for state in _positions("bye_bye_mr_fox_v0", 6, seed=4):
         player = state.current_player()
@@ -305,7 +307,7 @@ def _node(visits, mean, spread):
     return node
 
 
-# ----- game knowledge (fox_envs/agents/evaluators.py) against the rules ------------------------
+# ----- game knowledge (fox_envs/games/<game>/knowledge.py) against the rules ------------------------
 def _heuristic_states(env_id: str, seed: int, every: int = 1, games: int = 2, **params):
     """Decision states of heuristic self-play games (clones), every ``every``-th one."""
     game = make_game(env_id, **params)

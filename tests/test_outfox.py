@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from fox_envs import IllegalActionError, InvalidParameterError, make_game
-from fox_envs.games.outfox import OutfoxState
+from fox_envs.games.outfox.rules import OutfoxState
 
 
 def play(moves: list[str], num_players: int = 2) -> OutfoxState:
@@ -21,7 +21,7 @@ def play(moves: list[str], num_players: int = 2) -> OutfoxState:
 
 def at(state: OutfoxState, point: str) -> str:
     """The piece on ``point`` as ``TR``, or ``.``."""
-    from fox_envs.games.outfox import POINT_INDEX, TYPE_NAMES
+    from fox_envs.games.outfox.rules import POINT_INDEX, TYPE_NAMES
 
     piece = state.board[POINT_INDEX[point]]
     return TYPE_NAMES[piece] if piece >= 0 else "."
@@ -33,7 +33,7 @@ def legal_strings(state: OutfoxState) -> set[str]:
 
 # ----- board, pieces, encoding ------------------------------------------------------------------
 def test_point_names_indices_and_geometry():
-    from fox_envs.games.outfox import COORDS, LINES, NEIGHBOURS, POINT_INDEX, POINT_NAMES
+    from fox_envs.games.outfox.rules import COORDS, LINES, NEIGHBOURS, POINT_INDEX, POINT_NAMES
 
     assert POINT_NAMES == ("a1", "a2", "a3", "b1", "b2", "b3", "b4", "c1", "c2", "c3", "c4", "c5",
                            "d1", "d2", "d3", "d4", "e1", "e2", "e3")
@@ -248,7 +248,7 @@ def test_line_between_placement_and_slide_does_not_count():
 
 
 def test_longer_run_wins_on_any_three_consecutive():
-    from fox_envs.games.outfox import LINES, POINT_INDEX, has_line
+    from fox_envs.games.outfox.rules import LINES, POINT_INDEX, has_line
 
     board = [-1] * 19
     for point, piece in (("c1", 1), ("c2", 0), ("c3", 3), ("c4", 6)):  # CY CR SR TR
@@ -327,7 +327,7 @@ def test_line_is_checked_before_the_next_players_turn():
 
 # ----- observation --------------------------------------------------------------------------------
 def test_observation_layout():
-    from fox_envs.games.outfox import COORDS, POINT_INDEX
+    from fox_envs.games.outfox.rules import COORDS, POINT_INDEX
 
     state = play(["TR@c3", "CY@c4"])
     obs = state.observation_tensor(0)

@@ -6,8 +6,8 @@ import numpy as np
 
 from fox_envs import make_game
 from fox_envs.agents import RandomAgent
-from fox_envs.agents.outfox import OutfoxHeuristic, can_win_turn
-from fox_envs.games.outfox import NUM_TYPES, OutfoxState
+from fox_envs.games.outfox.heuristic import OutfoxHeuristic, can_win_turn
+from fox_envs.games.outfox.rules import NUM_TYPES, OutfoxState
 
 
 def full_turns(state: OutfoxState) -> list[OutfoxState]:

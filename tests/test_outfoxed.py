@@ -10,7 +10,7 @@ import pytest
 
 import fox_envs
 from fox_envs import CHANCE, TERMINAL, IllegalActionError
-from fox_envs.games.outfoxed import (
+from fox_envs.games.outfoxed.rules import (
     MULTISETS, O_CALLABLE, O_CHIP, O_CHIP_FACE, O_FORBIDDEN, O_HAND, O_KEPT, O_PENDING, O_PHASE, O_SIZES,
     O_TABLE, OBS_SIZE, square_winner,
 )
@@ -451,7 +451,7 @@ def _twin_games(viewer: int, seed: int):
     scoring picks, the cards dealt to it and the faces of its face-down cards. The viewer never
     calls and the opponent calls only lies, so none of the opponent's differing cards is turned
     up. Yields both states after every step."""
-    from fox_envs.games.outfoxed import COLOURS
+    from fox_envs.games.outfoxed.rules import COLOURS
 
     rng = np.random.default_rng(seed)
     opponent = 1 - viewer
@@ -520,7 +520,7 @@ def _twin_games(viewer: int, seed: int):
 @pytest.mark.parametrize("viewer", [0, 1])
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_observation_does_not_depend_on_the_opponents_hidden_facts(viewer, seed):
-    from fox_envs.agents.outfoxed import OutfoxedHeuristic
+    from fox_envs.games.outfoxed.heuristic import OutfoxedHeuristic
 
     opponent_differs = 0
     steps = 0
@@ -537,7 +537,7 @@ def test_observation_does_not_depend_on_the_opponents_hidden_facts(viewer, seed)
 
 
 def test_heuristic_plays_legal_games_to_the_end():
-    from fox_envs.agents.outfoxed import OutfoxedHeuristic
+    from fox_envs.games.outfoxed.heuristic import OutfoxedHeuristic
     from fox_envs.core.game import resolve_chance
 
     rng = np.random.default_rng(5)
@@ -558,7 +558,7 @@ def test_heuristic_plays_legal_games_to_the_end():
 @pytest.mark.slow
 def test_heuristic_beats_random_clearly():
     from fox_envs.agents import RandomAgent
-    from fox_envs.agents.outfoxed import OutfoxedHeuristic
+    from fox_envs.games.outfoxed.heuristic import OutfoxedHeuristic
     from fox_envs.core.game import resolve_chance
 
     rng = np.random.default_rng(11)

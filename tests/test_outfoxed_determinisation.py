@@ -14,7 +14,7 @@ import fox_envs
 from fox_envs import CHANCE
 from fox_envs.core.game import sample_chance
 from fox_envs.core.registry import state_from_json
-from fox_envs.games.outfoxed import CALL, COLOURS, MULTISETS, PUT0, SHOW0, OutfoxedGame
+from fox_envs.games.outfoxed.rules import CALL, COLOURS, MULTISETS, PUT0, SHOW0, OutfoxedGame
 
 KEEP, DEAL, PUT, CALLING, SHOW = 0, 2, 3, 4, 6  # OutfoxedState.phase values
 

@@ -1,4 +1,4 @@
-"""The Outfoxed ``ismcts`` agent (``fox_envs/agents/outfoxed_ismcts.py``) and the opponent model
+"""The Outfoxed ``ismcts`` agent (``fox_envs/games/outfoxed/ismcts.py``) and the opponent model
 it gives ``sample_determinisation``.
 
 It may use only what its player knows: two states that differ only in facts hidden from the
@@ -11,14 +11,14 @@ import math
 import numpy as np
 import pytest
 
-from fox_envs.agents.outfoxed import OutfoxedHeuristic
-from fox_envs.agents.outfoxed_ismcts import TRUTH, OpponentModel, OutfoxedISMCTS
+from fox_envs.games.outfoxed.heuristic import OutfoxedHeuristic
+from fox_envs.games.outfoxed.ismcts import TRUTH, OpponentModel, OutfoxedISMCTS
 from fox_envs.agents.registry import make_agent
 from fox_envs.core.errors import InvalidParameterError
 from fox_envs.core.game import CHANCE, TERMINAL, sample_chance
 from fox_envs.core.registry import make_game
 from fox_envs.evaluation import evaluate
-from fox_envs.games.outfoxed import MULTISETS
+from fox_envs.games.outfoxed.rules import MULTISETS
 
 GAME = "outfoxed_v0"
 SMALL = "ismcts:simulations=2,candidates=3"
@@ -148,8 +148,8 @@ def test_it_beats_the_heuristic_in_a_short_match():
 def test_the_heuristics_fast_square_winner_is_the_rule():
     from itertools import product
 
-    from fox_envs.agents.outfoxed import fast_square_winner
-    from fox_envs.games.outfoxed import square_winner
+    from fox_envs.games.outfoxed.heuristic import fast_square_winner
+    from fox_envs.games.outfoxed.rules import square_winner
 
     for row in product(range(4), repeat=6):
         assert fast_square_winner(list(row)) == square_winner(row)

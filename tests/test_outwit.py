@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from fox_envs import IllegalActionError, TERMINAL, make_game, state_from_json
-from fox_envs.games.outwit import LIGHT_TO_MOVE, NUM_ACTIONS, PASS, OutwitState, chips_code
+from fox_envs.games.outwit.rules import LIGHT_TO_MOVE, NUM_ACTIONS, PASS, OutwitState, chips_code
 
 
 def new_state() -> OutwitState:

@@ -3,8 +3,8 @@ games finish."""
 from __future__ import annotations
 
 from fox_envs.agents import RandomAgent
-from fox_envs.agents.outwit import OutwitHeuristic, wins_next
-from fox_envs.games.outwit import OutwitGame
+from fox_envs.games.outwit.heuristic import OutwitHeuristic, wins_next
+from fox_envs.games.outwit.rules import OutwitGame
 
 from test_outwit import WON_GAME, moves_of, play
 

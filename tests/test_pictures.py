@@ -9,9 +9,9 @@ import fox_envs
 from fox_envs.core import ending, render
 from fox_envs.core.game import sample_chance
 from fox_envs.games import outfox_render, outfoxed_render, outwit, xceter_o
-from fox_envs.games.bye_bye_mr_fox_render import circle_box, nest_box
-from fox_envs.games.outfox import NUM_PLACE, NUM_POINTS
-from fox_envs.games.outfoxed import CALL, PUT0
+from fox_envs.games.bye_bye_mr_fox.render import circle_box, nest_box
+from fox_envs.games.outfox.rules import NUM_PLACE, NUM_POINTS
+from fox_envs.games.outfoxed.rules import CALL, PUT0
 
 GAMES = ("xceter_o_v0", "outwit_v0", "outfox_v0", "bye_bye_mr_fox_v0", "outfoxed_v0")
 

@@ -1,4 +1,4 @@
-"""Terminal play (``fox_envs.play``), driven by scripted input, and how finished games are shown."""
+"""Terminal play (``fox_envs.ui.play``), driven by scripted input, and how finished games are shown."""
 from __future__ import annotations
 
 import io
@@ -10,13 +10,13 @@ import pytest
 
 import fox_envs
 from fox_envs import make
-from fox_envs.cli import main
+from fox_envs.ui.cli import main
 from fox_envs.core import ending
 from fox_envs.core.game import sample_chance
 from fox_envs.core.registry import make_game
-from fox_envs.move_steps import MoveSteps, move_parts
-from fox_envs.play import Session
-from fox_envs.rules_summary import RULES_SUMMARY
+from fox_envs.ui.move_steps import MoveSteps, move_parts
+from fox_envs.ui.play import Session
+from fox_envs.core.registry import rules_summary
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "rules"
 # 42 X-Ceter-O moves: six placements, then an 18-ply cycle of jumps twice: the position after
@@ -142,7 +142,7 @@ def test_a_move_not_legal_now_is_refused():
 def test_help_lists_commands_and_rules_prints_the_rules():
     code, out = play_text("xceter_o_v0", "human,random", "help\nrules\nmoves\nquit\n", seed=0)
     assert "back    take back the last choice" in out and "rules   a short summary of the rules" in out
-    assert RULES_SUMMARY["xceter_o_v0"] in out and "Jump phase" in out
+    assert rules_summary("xceter_o_v0") in out and "Jump phase" in out
     assert "a1  b1  c1  a2  b2  c2  a3  b3  c3" in out  # moves: every legal move
     assert code == 1 and "game abandoned" in out
 
@@ -151,9 +151,9 @@ def test_help_lists_commands_and_rules_prints_the_rules():
 def test_rules_summary_is_the_in_short_section_of_the_rules_page(env_id):
     page = (DOCS / f"{env_id.removesuffix('_v0')}.md").read_text(encoding="utf-8")
     section = page.split("## In short\n\n", 1)[1].split("\n\n(`rules`", 1)[0]
-    assert section == RULES_SUMMARY[env_id]
+    assert section == rules_summary(env_id)
     code, out = play_text(env_id, ",".join(["human"] * make_game(env_id).num_players), "rules\n", seed=0)
-    assert RULES_SUMMARY[env_id] in out
+    assert rules_summary(env_id) in out
 
 
 # ----- Outfoxed: what a call shows, and only that ------------------------------------------------

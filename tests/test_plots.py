@@ -39,7 +39,7 @@ def test_tournament_plot_without_matplotlib_names_the_extra(tmp_path):
     """``tournament --plot`` without matplotlib stops before playing (exit 2) and says which
     extra installs it; the library functions raise ImportError with the same text."""
     run = run_without_matplotlib(f"""
-        from fox_envs.cli import main
+        from fox_envs.ui.cli import main
         from fox_envs.evaluation import plot_learning_curve
         code = main(["tournament", "xceter_o_v0", "random", "heuristic", "--games", "2", "--quiet",
                      "--plot", {str(tmp_path / 't.png')!r}])

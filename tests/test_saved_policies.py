@@ -60,7 +60,7 @@ def test_q_table_from_the_training_function_loads_anywhere(tmp_path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     out = play_from_elsewhere("xceter_o_v0", path, elsewhere)
-    assert out.startswith("fox_envs.agents.trained.xceter_o_q QAgent")
+    assert out.startswith("fox_envs.games.xceter_o.trained_q QAgent")
     # an old file naming the example script's factory plays the same moves through the same class
     with np.load(path) as data:
         arrays = {k: data[k] for k in ("keys", "values")}
@@ -75,21 +75,21 @@ def test_afterstate_network_from_the_training_function_loads_anywhere(tmp_path):
     net = train(20, seed=0)
     path = save_policy(tmp_path / "td.npz", FACTORY, ENV_ID, arrays=net.arrays())
     out = play_from_elsewhere(ENV_ID, path, tmp_path)
-    assert out.startswith("fox_envs.agents.trained.bye_bye_mr_fox_td AfterstateAgent")
+    assert out.startswith("fox_envs.games.bye_bye_mr_fox.trained_td AfterstateAgent")
 
 
 def test_an_unknown_examples_factory_says_to_retrain(tmp_path):
     path = save_policy(tmp_path / "gone.json", "examples.removed_script:load_agent", "xceter_o_v0")
     with pytest.raises(InvalidParameterError, match="retrain and save it with the current example"):
         load_policy(path, "xceter_o_v0")
-    wrong = save_policy(tmp_path / "other.json", "fox_envs.agents.trained.xceter_o_q:nothing_here", "xceter_o_v0")
+    wrong = save_policy(tmp_path / "other.json", "fox_envs.games.xceter_o.trained_q:nothing_here", "xceter_o_v0")
     with pytest.raises(InvalidParameterError, match="cannot load factory") as error:
         load_policy(wrong, "xceter_o_v0")
     assert "retrain" not in str(error.value)
 
 
 def test_trained_policy_files_check_their_arrays(tmp_path):
-    path = save_policy(tmp_path / "empty.npz", "fox_envs.agents.trained.xceter_o_q:load_agent", "xceter_o_v0",
+    path = save_policy(tmp_path / "empty.npz", "fox_envs.games.xceter_o.trained_q:load_agent", "xceter_o_v0",
                        arrays={"keys": np.zeros(1, np.int64)})
     with pytest.raises(InvalidParameterError, match="'keys' and 'values'"):
         load_policy(path, "xceter_o_v0")
@@ -123,7 +123,7 @@ def test_an_old_maskable_ppo_file_with_the_board_policy_of_examples_loads(tmp_pa
         from stable_baselines3.common.vec_env import DummyVecEnv
         from examples._board_policy import BoardPolicy
         from fox_envs.agents import save_policy
-        from fox_envs.agents.trained.outfox_planes import LinePlanes
+        from fox_envs.games.outfox.planes import LinePlanes
         env = DummyVecEnv([lambda: LinePlanes(gymnasium.make("fox_envs/Outfox-v0", opponent="random"))])
         model = MaskablePPO(BoardPolicy, env, n_steps=32, batch_size=32, n_epochs=1, seed=0, device="cpu",
                             policy_kwargs={{"features_extractor_kwargs": {{"channels": 4, "layers": 1}}}})

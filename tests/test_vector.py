@@ -103,7 +103,7 @@ def vector_trace(gym_id: str, num_envs: int, seed: int, steps: int, kwargs: dict
                  keep: bool = False, spin: float = 0.0005) -> list:
     """FoxVectorEnv's results; ``keep``: the trace holds views of the returned arrays (which must
     then never be overwritten), else copies (the returned arrays are then written again)."""
-    from fox_envs.core.vector import FoxVectorEnv
+    from fox_envs.vector.process import FoxVectorEnv
 
     rng = np.random.default_rng(seed)
     env = FoxVectorEnv(gym_id, num_envs, workers=workers, spin=spin, **kwargs)
@@ -184,7 +184,7 @@ def test_fox_vector_env_covers_truncation_and_illegal_actions():
 
 
 def test_fox_vector_env_seed_list_and_repeated_resets():
-    from fox_envs.core.vector import FoxVectorEnv
+    from fox_envs.vector.process import FoxVectorEnv
 
     env = FoxVectorEnv("fox_envs/Outfoxed-v0", 3, workers=0)
     try:
@@ -204,7 +204,7 @@ def test_fox_vector_env_raise_mode_reports_the_env_and_needs_a_reset(workers, ba
     """The error of an env stepped here or in a worker is raised, naming the env; every worker's
     answer is still read, so the env works again after reset()."""
     from fox_envs import IllegalActionError
-    from fox_envs.core.vector import FoxVectorEnv
+    from fox_envs.vector.process import FoxVectorEnv
 
     env = FoxVectorEnv("fox_envs/XCeterO-v0", 4, workers=workers, illegal_action="raise")
     try:
@@ -225,7 +225,7 @@ def test_fox_vector_env_raise_mode_reports_the_env_and_needs_a_reset(workers, ba
 
 def test_fox_vector_env_rejects_bad_arguments():
     from fox_envs import InvalidParameterError
-    from fox_envs.core.vector import FoxVectorEnv
+    from fox_envs.vector.process import FoxVectorEnv
 
     for num_envs in (0, -1, True, 1.5, "2"):
         with pytest.raises(InvalidParameterError, match="num_envs"):
@@ -260,7 +260,7 @@ def test_fox_vector_env_reports_a_dead_worker_and_reset_starts_the_workers_again
     """A dead worker: step raises saying so and what to do (call reset()), the other workers
     are stopped, step keeps asking for reset(), and reset() really recovers: fresh workers,
     results equal to plain views again."""
-    from fox_envs.core.vector import FoxVectorEnv
+    from fox_envs.vector.process import FoxVectorEnv
 
     kwargs = {"opponent": "random"}
     want = reference_trace("fox_envs/XCeterO-v0", 3, seed=4, steps=12, kwargs=kwargs)
@@ -322,7 +322,7 @@ def test_sb3_subproc_vec_env_gets_masks_through_env_method():
 def test_fox_vector_env_workers_stop_on_close_and_on_garbage_collection():
     import gc
 
-    from fox_envs.core.vector import FoxVectorEnv
+    from fox_envs.vector.process import FoxVectorEnv
 
     env = FoxVectorEnv("fox_envs/XCeterO-v0", 3, workers=3)
     processes = list(env._processes)
@@ -370,7 +370,7 @@ def test_make_vec_gives_the_batched_env_and_gymnasium_modes_on_request():
     arguments such as ``workers`` and the view's such as ``opponent``); ``vectorization_mode``
     "sync" / "async" still give Gymnasium's own vector envs."""
     from fox_envs import InvalidParameterError
-    from fox_envs.core.vector import FoxVectorEnv, make_vector_env
+    from fox_envs.vector.process import FoxVectorEnv, make_vector_env
 
     kwargs = {"opponent": "heuristic", "seat": 1}
     env = gymnasium.make_vec("fox_envs/XCeterO-v0", num_envs=3, workers=2, **kwargs)

@@ -22,7 +22,7 @@ import pytest
 import fox_envs
 
 from fox_envs.agents.base import RandomAgent
-from fox_envs.core.vector import FoxVectorEnv
+from fox_envs.vector.process import FoxVectorEnv
 
 
 CHILD = Path(__file__).with_name("vector_sigint_child.py")

@@ -7,7 +7,7 @@ import pytest
 import fox_envs
 from fox_envs import TERMINAL, IllegalActionError
 from fox_envs.agents import RandomAgent, make_agent
-from fox_envs.games.xceter_o import LINES, SQUARE_NAMES
+from fox_envs.games.xceter_o.rules import LINES, SQUARE_NAMES
 
 PLACEMENT = ["a1", "b1", "c2", "a2", "b3", "c3"]  # X1 a1, O2 b1, X3 c2, O4 a2, X5 b3, O6 c3: no line
 # An 18-ply cycle (each piece jumps three times) that returns to the position after PLACEMENT.

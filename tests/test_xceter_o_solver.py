@@ -16,7 +16,7 @@ import pytest
 from fox_envs import make_game
 from fox_envs.agents.base import RandomAgent
 from fox_envs.agents.registry import make_agent
-from fox_envs.agents.xceter_o_solver import (
+from fox_envs.games.xceter_o.solver import (
     MOVES, PIECES, WIN_SCORE, Outcome, XCeterOPerfect, _key_of, make_perfect, outcome_of,
     parent_score, retrograde, solver_for,
 )

@@ -25,7 +25,7 @@ import gymnasium
 import numpy as np
 
 import fox_envs  # noqa: F401  (registers the ids)
-from fox_envs.core.vector import FoxVectorEnv
+from fox_envs.vector.process import FoxVectorEnv
 
 ROUNDS, STEPS = 12, 10
 stop = False

@@ -14,6 +14,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from fox_envs.core.game import State
+from fox_envs.core.registry import load_object, spec
 
 
 @runtime_checkable
@@ -39,6 +40,31 @@ class SeededAgent:
 
     def act(self, state: State, player: int) -> int:
         raise NotImplementedError
+
+
+class HeuristicAgent(SeededAgent):
+    """Base of the games' heuristic agents: ``act`` plays one of ``best_actions`` uniformly at
+    random (the row's pick stream does the same in the batched heuristics)."""
+
+    name = "heuristic"
+
+    def act(self, state: State, player: int) -> int:
+        return self.choose(self.best_actions(state, player))
+
+    def best_actions(self, state: State, player: int) -> list[int]:
+        """The actions this heuristic rates best (non-empty for a player to move)."""
+        raise NotImplementedError
+
+
+def heuristic_agent(env_id: str, seed: int | None = None, **options: object) -> SeededAgent:
+    """The heuristic agent of ``env_id`` (its spec's ``heuristic``; the random agent for a game
+    that declares none)."""
+    factory = spec(env_id).heuristic
+    if factory is None:
+        if options:
+            raise TypeError(f"unexpected options {sorted(options)}")
+        return RandomAgent(seed)
+    return load_object(factory)(seed=seed, **options)
 
 
 def best_scoring(actions: list[int], score) -> list[int]:

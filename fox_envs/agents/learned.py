@@ -3,13 +3,12 @@
 ``ValueNet`` is a multilayer perceptron: ReLU hidden layers and a tanh output, read from arrays
 ``w0, b0, w1, b1, ...`` (``w_k`` of shape ``[inputs, outputs]``). Its output is the expected
 return of the player to move in the position its features describe (+1 a sure win, -1 a sure
-loss). The weights shipped with the package are ``fox_envs/agents/weights/<env id>.npz`` and
-load through ``importlib.resources``, so they are found whatever the working directory.
+loss). The weights shipped with the package are in ``fox_envs/agents/weights/`` (the file a
+game's spec names as ``learned_weights``) and load through ``importlib.resources``, so they are
+found whatever the working directory.
 
-``make_learned(env_id, seed)`` (the registry's ``learned``) builds the game's agent:
-``fox_envs.agents.outfox_learned.OutfoxLearned`` (two players) or
-``fox_envs.agents.outwit_learned.OutwitLearned``. Training: ``examples/train_outfox_learned.py``
-and ``examples/train_outwit_learned.py``.
+``make_learned(env_id, seed)`` (the agent name ``learned``) builds the agent the game's spec
+declares as ``agents["learned"]``, with its network (``value_net``).
 """
 from __future__ import annotations
 
@@ -19,8 +18,8 @@ from typing import Any, Mapping
 import numpy as np
 
 from fox_envs.core.errors import InvalidParameterError
+from fox_envs.core.registry import GAMES, load_object, spec
 
-LEARNED_GAMES = ("outfox_v0", "outwit_v0")
 WEIGHTS_PACKAGE = "fox_envs.agents.weights"
 
 
@@ -53,16 +52,28 @@ class ValueNet:
         return np.tanh(h @ w + b)[:, 0]
 
 
+def learned_games() -> tuple[str, ...]:
+    """The env ids whose spec ships value-network weights (``learned_weights``) and a
+    ``learned`` agent."""
+    return tuple(env_id for env_id, game in GAMES.items() if game.learned_weights and "learned" in game.agents)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "LEARNED_GAMES":  # read when asked, so that it includes games registered later
+        return learned_games()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def check_learned_game(env_id: Any) -> None:
     """Only the games with trained weights have a learned agent."""
-    if env_id not in LEARNED_GAMES:
+    if env_id not in learned_games():
         raise InvalidParameterError(
-            f"agent 'learned' has no trained weights for {env_id!r}; available for: {', '.join(LEARNED_GAMES)}")
+            f"agent 'learned' has no trained weights for {env_id!r}; available for: {', '.join(sorted(learned_games()))}")
 
 
 def weights_resource(env_id: str):
     """The packaged weight file of ``env_id`` (an importlib.resources Traversable)."""
-    return resources.files(WEIGHTS_PACKAGE) / f"{env_id}.npz"
+    return resources.files(WEIGHTS_PACKAGE) / spec(env_id).learned_weights
 
 
 def packaged_arrays(env_id: str) -> dict[str, np.ndarray]:
@@ -72,16 +83,17 @@ def packaged_arrays(env_id: str) -> dict[str, np.ndarray]:
         return {name: data[name] for name in data.files}
 
 
+def value_net(env_id: str, arrays: Mapping[str, Any] | None = None) -> ValueNet:
+    """The value network of ``env_id``: ``arrays`` (e.g. from a saved ``.npz`` policy), else the
+    packaged weights."""
+    check_learned_game(env_id)
+    return ValueNet(arrays if arrays is not None else packaged_arrays(env_id))
+
+
 def make_learned(env_id: str | None = None, seed: int | None = None, arrays: Mapping[str, Any] | None = None,
                  **options: Any):
-    """The learned agent of ``env_id`` with the packaged weights (or ``arrays``, e.g. from a
-    saved ``.npz`` policy). ``options`` go to the agent class."""
+    """The learned agent of ``env_id`` (its spec's ``learned`` agent) with the packaged weights
+    (or ``arrays``). ``options`` go to the agent class."""
     check_learned_game(env_id)
-    net = ValueNet(arrays if arrays is not None else packaged_arrays(env_id))
-    if env_id == "outfox_v0":
-        from fox_envs.agents.outfox_learned import OutfoxLearned
-
-        return OutfoxLearned(net, seed=seed, **options)
-    from fox_envs.agents.outwit_learned import OutwitLearned
-
-    return OutwitLearned(net, seed=seed, **options)
+    factory = load_object(spec(env_id).agents["learned"].factory)
+    return factory(env_id=env_id, seed=seed, arrays=arrays, **options)

@@ -1,8 +1,8 @@
 """A generic Monte Carlo tree search agent (UCT) on the rules core.
 
-Nothing in this module knows a game: game knowledge comes in through optional hooks (the
-per-game ones live in ``fox_envs/agents/evaluators.py`` and are picked by env id in
-``make_mcts``, the factory behind ``make_agent("mcts", env_id)``).
+Nothing in this module knows a game: game knowledge comes in through optional hooks (a game's
+spec names its knowledge class and its tuned ``search_defaults``; ``make_mcts``, the factory
+behind ``make_agent("mcts", env_id)``, reads them).
 
 Each simulation takes one copy of the position (``state.clone()``, or for a hidden-information
 game ``state.sample_determinisation(player, rng)``: the hidden facts are redrawn consistently
@@ -44,7 +44,7 @@ A position with a single legal action is answered at once, without search. Seede
 ``reset(seed)`` (or the ``seed`` argument): equal seeds give equal moves.
 
 By name: ``make_agent("mcts:simulations=400,c=1.0,rollout=heuristic", env_id)``; without
-options every game gets its tuned defaults (``evaluators.SEARCH_DEFAULTS``), ``preset=plain``
+options every game gets its tuned defaults (their spec's ``search_defaults``), ``preset=plain``
 the plain UCT defaults of ``MCTSAgent``.
 """
 from __future__ import annotations
@@ -55,9 +55,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from fox_envs.agents.base import SeededAgent
+from fox_envs.agents.base import SeededAgent, heuristic_agent
 from fox_envs.core.errors import InvalidParameterError
 from fox_envs.core.game import CHANCE, TERMINAL, State, choose_outcome
+from fox_envs.core.registry import load_object, spec
 
 ROLLOUTS = ("random", "heuristic", "game")
 EVALUATORS = ("none", "game")
@@ -105,8 +106,6 @@ class MCTSAgent(SeededAgent):
         if isinstance(evaluator, str) and evaluator not in EVALUATORS:
             raise InvalidParameterError(f"mcts: evaluator must be one of {', '.join(EVALUATORS)}, got {evaluator!r}")
         if knowledge is None and (rollout == "game" or evaluator == "game" or safety or decisive) and env_id is not None:
-            from fox_envs.agents.evaluators import knowledge_for
-
             knowledge = knowledge_for(env_id)
         super().__init__(seed)
         self.simulations = simulations
@@ -125,9 +124,7 @@ class MCTSAgent(SeededAgent):
         if rollout == "heuristic":
             if env_id is None:
                 raise InvalidParameterError("mcts: rollout='heuristic' needs env_id (use make_agent)")
-            from fox_envs.agents.registry import make_agent
-
-            self._rollout_agent = make_agent("heuristic", env_id, seed=seed)
+            self._rollout_agent = heuristic_agent(env_id, seed=seed)
         elif rollout == "game":
             self._rollout_hook = getattr(knowledge, "rollout_action", None)
             if self._rollout_hook is None:
@@ -415,17 +412,26 @@ def _first_win(state: State, player: int, legal: list[int], default: int) -> int
     return default
 
 
+def knowledge_for(env_id: str) -> Any:
+    """A fresh knowledge object for ``env_id`` (its spec's ``knowledge``; ``None`` when it has none)."""
+    factory = spec(env_id).knowledge
+    return load_object(factory)() if factory is not None else None
+
+
+def search_defaults(env_id: str) -> dict[str, Any]:
+    """The tuned MCTS options of ``env_id`` (a copy of its spec's ``search_defaults``)."""
+    return dict(spec(env_id).search_defaults)
+
+
 def make_mcts(env_id: str | None = None, seed: int | None = None, preset: str = "game",
               **options: Any) -> MCTSAgent:
     """Factory used by ``make_agent("mcts:...")``: the game's tuned defaults
-    (``evaluators.SEARCH_DEFAULTS[env_id]``) updated with ``options``; ``preset="plain"``
+    (the spec's ``search_defaults``) updated with ``options``; ``preset="plain"``
     starts from the plain defaults of ``MCTSAgent`` instead."""
     if preset not in PRESETS:
         raise InvalidParameterError(f"mcts: preset must be one of {', '.join(PRESETS)}, got {preset!r}")
     settings: dict[str, Any] = {}
     if preset == "game" and env_id is not None:
-        from fox_envs.agents.evaluators import search_defaults
-
         settings.update(search_defaults(env_id))
     settings.update(options)
     return MCTSAgent(seed=seed, env_id=env_id, **settings)

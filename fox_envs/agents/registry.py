@@ -2,12 +2,12 @@
 
 A spec is one of:
 
-* a built-in name: ``random``, ``heuristic`` (the game's heuristic), ``mcts``, ``ismcts``
-  (Outfoxed only: ``fox_envs/agents/outfoxed_ismcts.py``), ``perfect`` (X-Ceter-O only: exact
-  play from ``fox_envs/agents/xceter_o_solver.py``), ``learned`` (two-player Outfox and Outwit:
-  a packaged value network guiding a lookahead, ``fox_envs/agents/learned.py``); options after a
-  colon as ``key=value`` pairs separated by commas: ``mcts:simulations=400,c=1.0,rollout=heuristic``
-  (values are read as int, float, true/false, else text);
+* a built-in name: ``random``, ``heuristic`` (the game's heuristic), ``mcts`` (with the game's
+  tuned search defaults), or an agent a game's spec declares (``agents``: an exact solver's
+  ``perfect``, a search with an opponent model, a ``learned`` value network; ``agent_names()``
+  lists them); options after a colon as ``key=value`` pairs separated by commas:
+  ``mcts:simulations=400,c=1.0,rollout=heuristic`` (values are read as int, float, true/false,
+  else text);
 * ``module:callable``: a factory called as ``factory(env_id=..., seed=..., **kwargs)``;
 * the path of a saved policy file (``.json``, ``.npz`` or ``.pkl``, format below);
 * an agent object (anything with ``act(state, player)``), returned as it is.
@@ -35,14 +35,51 @@ import pickle
 from pathlib import Path
 from typing import Any, Mapping
 
-from fox_envs.agents.base import RandomAgent, reset_agent
+from fox_envs.agents.base import RandomAgent, heuristic_agent, reset_agent
+from fox_envs.agents.learned import check_learned_game
+from fox_envs.agents.mcts import make_mcts
 from fox_envs.core.errors import InvalidParameterError
 from fox_envs.core.params import short_repr
-from fox_envs.core.registry import entry, load_object
+from fox_envs.core.registry import GAMES, load_object
+from fox_envs.core.registry import spec as game_spec
 
-AGENT_NAMES = ("random", "heuristic", "mcts", "ismcts", "perfect", "learned")
+BUILT_IN_AGENTS = ("random", "heuristic", "mcts")  # every game has these
 POLICY_FORMAT = "fox_envs.policy/1"
 POLICY_SUFFIXES = (".json", ".npz", ".pkl")
+
+
+def game_agent_names() -> tuple[str, ...]:
+    """The names of the games' own agents (their specs' ``agents``), each once."""
+    return tuple(dict.fromkeys(name for game in GAMES.values() for name in game.agents))
+
+
+def agent_names() -> tuple[str, ...]:
+    """Every agent name ``make_agent`` knows: the built-in ones, then the games' own."""
+    return BUILT_IN_AGENTS + tuple(n for n in game_agent_names() if n not in BUILT_IN_AGENTS)
+
+
+def games_with_agent(name: str) -> tuple[str, ...]:
+    """The env ids whose spec declares the agent ``name``."""
+    return tuple(env_id for env_id, game in GAMES.items() if name in game.agents)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "AGENT_NAMES":  # read when asked, so that it includes games registered later
+        return agent_names()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _game_agent(name: str, env_id: str, seed: int | None, options: dict[str, Any]):
+    """The game's own agent ``name`` (declared in its spec's ``agents``)."""
+    named = game_spec(env_id).agents.get(name)
+    if named is None:
+        if name == "learned":
+            check_learned_game(env_id)
+        raise InvalidParameterError(
+            f"agent {name!r} exists only for {', '.join(f'{GAMES[g].title} ({g})' for g in games_with_agent(name))}, "
+            f"not {env_id}; "
+            f"every game has {', '.join(BUILT_IN_AGENTS)}")
+    return load_object(named.factory)(env_id=env_id, seed=seed, **options)
 
 
 def parse_options(text: str) -> dict[str, Any]:
@@ -75,7 +112,7 @@ def make_agent(spec: Any, env_id: str, seed: int | None = None, **kwargs: Any):
             return spec
         raise InvalidParameterError(f"opponent/agent must be a name, 'module:callable' or an agent with act(); got {short_repr(spec)}")
     name, _, option_text = spec.partition(":")
-    if name in AGENT_NAMES:
+    if name in BUILT_IN_AGENTS or name in game_agent_names():
         options = {**parse_options(option_text), **kwargs}
         try:
             if name == "random":
@@ -83,24 +120,11 @@ def make_agent(spec: Any, env_id: str, seed: int | None = None, **kwargs: Any):
                     raise TypeError(f"unexpected options {sorted(options)}")
                 return RandomAgent(seed)
             if name == "heuristic":
-                return load_object(entry(env_id).heuristic)(seed=seed, **options)
-            if name == "perfect":
-                from fox_envs.agents.xceter_o_solver import make_perfect
-
-                return make_perfect(env_id=env_id, seed=seed, **options)
-            if name == "learned":
-                from fox_envs.agents.learned import make_learned
-
-                return make_learned(env_id=env_id, seed=seed, **options)
-            if name == "ismcts":
-                from fox_envs.agents.outfoxed_ismcts import make_ismcts
-
-                entry(env_id)
-                return make_ismcts(env_id=env_id, seed=seed, **options)
-            from fox_envs.agents.mcts import make_mcts
-
-            entry(env_id)
-            return make_mcts(env_id=env_id, seed=seed, **options)
+                return heuristic_agent(env_id, seed=seed, **options)
+            if name == "mcts":
+                game_spec(env_id)
+                return make_mcts(env_id=env_id, seed=seed, **options)
+            return _game_agent(name, env_id, seed, options)
         except TypeError as error:
             raise InvalidParameterError(f"bad options for agent {name!r}: {error}") from None
     if spec.lower().endswith(POLICY_SUFFIXES) and (os.path.exists(spec) or os.sep in spec or "/" in spec):
@@ -112,7 +136,7 @@ def make_agent(spec: Any, env_id: str, seed: int | None = None, **kwargs: Any):
             raise InvalidParameterError(f"cannot load agent {short_repr(spec)}: {error}") from None
         return factory(env_id=env_id, seed=seed, **kwargs)
     raise InvalidParameterError(
-        f"unknown agent {short_repr(spec)}; built-in agents: {', '.join(AGENT_NAMES)} (options as mcts:simulations=200), "
+        f"unknown agent {short_repr(spec)}; built-in agents: {', '.join(agent_names())} (options as mcts:simulations=200), "
         "'module:callable', or a saved policy file (.json/.npz/.pkl)"
     )
 

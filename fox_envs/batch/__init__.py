@@ -1,7 +1,7 @@
 """The batched core: thousands of games of one kind stepped per call, compiled with numba.
 
     import fox_envs.batch
-    env = fox_envs.batch.make("outwit_v0", num_envs=4096, seed=0)
+    env = fox_envs.batch.make(env_id, num_envs=4096, seed=0)  # any id in fox_envs.batch.ENV_IDS
     for _ in range(1000):
         rewards, terminated, truncated = env.step(env.random_actions())
 
@@ -17,11 +17,15 @@ from fox_envs.batch._cache import drop_stale_kernels
 
 drop_stale_kernels()
 
-from fox_envs.batch.env import KERNELS, BatchEnv, threads_all_cores  # noqa: E402  (after the cache check)
+from fox_envs.batch.env import BatchEnv, batched_env_ids, threads_all_cores  # noqa: E402  (after the cache check)
 
-__all__ = ["BatchEnv", "ENV_IDS", "make", "threads_all_cores"]
+__all__ = ["BatchEnv", "ENV_IDS", "batched_env_ids", "make", "threads_all_cores"]
 
-ENV_IDS = tuple(KERNELS)
+
+def __getattr__(name: str) -> Any:
+    if name == "ENV_IDS":  # the games with batched kernels, read when asked
+        return batched_env_ids()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def make(env_id: str, num_envs: int, seed: int | None = None, auto_reset: bool = True, threads: int = 1,

@@ -2,7 +2,8 @@
 
 The generic part lives here once: argument checks, the common buffers (see ``_rows``), per-row
 random streams, threads over row ranges, bad-action errors and the bridge to the rules core.
-Everything game-specific is in the game's kernels object (``GameKernels``), one module per game.
+Everything game-specific is in the game's kernels object (``GameKernels``), which the game's spec
+names (``GameSpec.kernels``).
 """
 from __future__ import annotations
 
@@ -17,15 +18,8 @@ from fox_envs.batch._rows import COMMON_FIELDS, TERMINAL, first_illegal, pick_fr
 from fox_envs.core.errors import IllegalActionError, InvalidParameterError, InvalidStateError
 from fox_envs.core.game import Game, State
 from fox_envs.core.params import integer_in, seed_value, short_repr
-from fox_envs.core.registry import load_object, make_game
+from fox_envs.core.registry import GAMES, load_object, make_game
 
-KERNELS = {
-    "xceter_o_v0": "fox_envs.batch.xceter_o:XCeterOKernels",
-    "outwit_v0": "fox_envs.batch.outwit:OutwitKernels",
-    "outfox_v0": "fox_envs.batch.outfox:OutfoxKernels",
-    "bye_bye_mr_fox_v0": "fox_envs.batch.bye_bye_mr_fox:ByeByeMrFoxKernels",
-    "outfoxed_v0": "fox_envs.batch.outfoxed:OutfoxedKernels",
-}
 MEMORY_LIMIT = 4 << 30  # bytes of history and repetition tables a BatchEnv may allocate
 MIN_ROWS_PER_THREAD = 256  # below this a thread's share costs more to hand out than to step
 
@@ -75,9 +69,27 @@ class GameKernels:
         raise NotImplementedError(f"{self.game.name}: the batched core has no heuristic for this game")
 
 
+def batched_env_ids() -> tuple[str, ...]:
+    """The registered env ids whose spec names batched kernels."""
+    return tuple(env_id for env_id, game in GAMES.items() if game.kernels is not None)
+
+
+def kernels_class(env_id: str) -> type[GameKernels]:
+    """The ``GameKernels`` class of ``env_id``; a game without kernels (or an unknown id) raises
+    ``InvalidParameterError``."""
+    game = GAMES.get(env_id) if isinstance(env_id, str) else None
+    if game is None:
+        raise InvalidParameterError(f"unknown env id {short_repr(env_id)}; known ids: {', '.join(batched_env_ids())}")
+    if game.kernels is None:
+        raise InvalidParameterError(
+            f"{short_repr(env_id)} has no batched kernels; the batched core plays: {', '.join(batched_env_ids())} "
+            "(every game works with fox_envs.make, gymnasium.make and FoxVectorEnv)")
+    return load_object(game.kernels)
+
+
 def has_batched_heuristic(env_id: str) -> bool:
     """Whether the batched kernels of ``env_id`` implement ``GameKernels.heuristic``."""
-    return env_id in KERNELS and load_object(KERNELS[env_id]).heuristic is not GameKernels.heuristic
+    return env_id in batched_env_ids() and kernels_class(env_id).heuristic is not GameKernels.heuristic
 
 
 def _check_int(name: str, value: Any, low: int, env_id: str) -> int:
@@ -96,8 +108,7 @@ class BatchEnv:
 
     def __init__(self, env_id: str, num_envs: int, seed: int | None = None, auto_reset: bool = True,
                  threads: int = 1, max_moves: int | None = None, **params: Any) -> None:
-        if env_id not in KERNELS:
-            raise InvalidParameterError(f"unknown env id {env_id!r}; known ids: {', '.join(KERNELS)}")
+        kernels = kernels_class(env_id)
         self.env_id = env_id
         self.game: Game = make_game(env_id, **params)
         self.num_envs = _check_int("num_envs", num_envs, 1, env_id)
@@ -110,7 +121,7 @@ class BatchEnv:
         self.num_players = self.game.num_players
         self.num_actions = self.game.num_actions
         self.observation_shape = tuple(self.game.observation_shape)
-        self._kernels: GameKernels = load_object(KERNELS[env_id])(self.game)
+        self._kernels: GameKernels = kernels(self.game)
         self._allocate()
         self._pool: ThreadPoolExecutor | None = None
         self.reset(seed)

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+import importlib
+
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
@@ -36,7 +38,7 @@ from fox_envs.core.errors import IllegalActionError, InvalidParameterError
 from fox_envs.core.game import Game, State, resolve_chance
 from fox_envs.core.layout import ObservationLayout, make_layout, observation_box
 from fox_envs.core.params import integer_in, seed_value, short_repr
-from fox_envs.core.registry import make_game
+from fox_envs.core.registry import make_game, spec
 
 RENDER_MODES = ["ansi", "human", "rgb_array"]
 
@@ -48,6 +50,11 @@ class FoxEnv(AECEnv):
     metadata: ClassVar[dict[str, Any]] = {
         "render_modes": RENDER_MODES, "name": "fox_env", "is_parallelizable": False, "render_fps": 2,
     }
+
+    def __reduce_ex__(self, protocol: Any):
+        if type(self).__dict__.get("_generic", False):  # a class made by raw_env_class: rebuilt from the id
+            return (_new_generic_env, (self.game_id,), dict(self.__dict__))
+        return super().__reduce_ex__(protocol)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -268,6 +275,34 @@ def _rewrap(env: FoxEnv, has_reset: bool, has_updated: bool = False) -> IllegalA
     wrapped._has_reset = has_reset
     wrapped._has_updated = has_updated
     return wrapped
+
+
+_GENERIC_CLASSES: dict[str, type[FoxEnv]] = {}
+
+
+def raw_env_class(env_id: str) -> type[FoxEnv]:
+    """The raw AEC env class of ``env_id``: its spec's thin module's ``raw_env``, else one
+    generic ``FoxEnv`` subclass made for the id (the same class every time; its envs pickle
+    and copy like any other, in any process where the game is registered)."""
+    game_spec = spec(env_id)
+    if game_spec.env_module:
+        return importlib.import_module(game_spec.env_module).raw_env
+    cls = _GENERIC_CLASSES.get(env_id)
+    if cls is None or cls.game_id != env_id:
+        cls = type("raw_env", (FoxEnv,), {"game_id": env_id, "__module__": __name__, "_generic": True,
+                                          "__qualname__": f"raw_env_class({env_id!r})"})
+        _GENERIC_CLASSES[env_id] = cls
+    return cls
+
+
+def make(env_id: str, /, **params: Any) -> IllegalActionWrapper:
+    """The wrapped PettingZoo AEC env of ``env_id``, same as ``fox_envs.<env_id>.env(**params)``."""
+    return wrap(raw_env_class(env_id)(**params))
+
+
+def _new_generic_env(env_id: str) -> FoxEnv:
+    cls = raw_env_class(env_id)
+    return cls.__new__(cls)
 
 
 def wrap(env: FoxEnv) -> IllegalActionWrapper:

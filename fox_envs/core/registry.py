@@ -1,6 +1,7 @@
-"""Env ids -> rules modules, heuristic agents and Gymnasium ids; loading saved states.
+"""The registry of games: env id -> ``GameSpec``; making rules-core games; loading saved states.
 
-Adding a game means writing its rules module and adding one ``GameEntry`` to ``GAMES``.
+``fox_envs.register_game`` (``fox_envs.core.registration``) fills it; everything else in the
+package asks this registry about a game, never a table of its own.
 """
 from __future__ import annotations
 
@@ -8,47 +9,35 @@ import importlib
 import json
 import os
 import sys
-from dataclasses import dataclass
 from typing import Any
 
 from fox_envs.core.errors import IllegalActionError, InvalidParameterError, InvalidStateError
 from fox_envs.core.game import Game, State
 from fox_envs.core.params import short_repr
+from fox_envs.core.spec import GameSpec
+
+GAMES: dict[str, GameSpec] = {}
 
 
-@dataclass(frozen=True)
-class GameEntry:
-    env_id: str
-    game_class: str  # "module:Class" of the rules-core Game
-    gym_id: str  # Gymnasium id without namespace, e.g. "XCeterO-v0"
-    heuristic: str  # "module:Class" of the heuristic agent
-    variants: tuple[dict, ...] = ({},)  # param sets the conformance suite runs on
+def env_ids() -> tuple[str, ...]:
+    """Every registered env id, in registration order."""
+    return tuple(GAMES)
 
 
-GAMES: dict[str, GameEntry] = {
-    entry.env_id: entry
-    for entry in [
-        GameEntry("xceter_o_v0", "fox_envs.games.xceter_o:XCeterOGame", "XCeterO-v0",
-                  "fox_envs.agents.xceter_o:XCeterOHeuristic", ({}, {"ordered_rows": True})),
-        GameEntry("outwit_v0", "fox_envs.games.outwit:OutwitGame", "Outwit-v0",
-                  "fox_envs.agents.outwit:OutwitHeuristic", ({},)),
-        GameEntry("outfox_v0", "fox_envs.games.outfox:OutfoxGame", "Outfox-v0",
-                  "fox_envs.agents.outfox:OutfoxHeuristic", ({}, {"num_players": 3})),
-        GameEntry("bye_bye_mr_fox_v0", "fox_envs.games.bye_bye_mr_fox:ByeByeMrFoxGame", "ByeByeMrFox-v0",
-                  "fox_envs.agents.bye_bye_mr_fox:ByeByeMrFoxHeuristic",
-                  ({}, {"num_players": 1}, {"num_players": 4, "egg_tokens": 12}, {"egg_tokens": 14})),
-        GameEntry("outfoxed_v0", "fox_envs.games.outfoxed:OutfoxedGame", "Outfoxed-v0",
-                  "fox_envs.agents.outfoxed:OutfoxedHeuristic", ({}, {"max_rounds": 2})),
-    ]
-}
-
-ENV_IDS: tuple[str, ...] = tuple(GAMES)
+def __getattr__(name: str) -> Any:
+    if name == "ENV_IDS":  # read when asked, so that it includes games registered later
+        return tuple(GAMES)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def load_object(path: str) -> Any:
-    """Import ``"package.module:attribute"``. A module not found on ``sys.path`` is also looked
-    up from the current directory, as ``python -m`` does (so a saved policy whose factory lives
-    in a project's own module loads with the ``fox-envs`` console script too)."""
+def load_object(path: Any) -> Any:
+    """Import ``"package.module:attribute"`` (a place named in a spec or typed by a user).
+    Anything that is not a string is returned as it is (a spec may give objects). A module
+    not found on ``sys.path`` is also looked up from the current directory, as ``python -m``
+    does (so a saved policy whose factory lives in a project's own module loads with the
+    ``fox-envs`` console script too)."""
+    if not isinstance(path, str):
+        return path
     module_name, _, attribute = path.partition(":")
     try:
         module = importlib.import_module(module_name)
@@ -66,17 +55,29 @@ def load_object(path: str) -> Any:
     return getattr(module, attribute)
 
 
-def entry(env_id: str) -> GameEntry:
+def spec(env_id: str) -> GameSpec:
+    """The ``GameSpec`` of ``env_id``; an unknown id raises ``InvalidParameterError``."""
     try:
         return GAMES[env_id]
     except (KeyError, TypeError):
         raise InvalidParameterError(
-            f"unknown env id {short_repr(env_id)}; known ids: {', '.join(ENV_IDS)}"
+            f"unknown env id {short_repr(env_id)}; known ids: {', '.join(GAMES)}"
         ) from None
 
 
+entry = spec  # the name shared modules used before specs
+
+
+def env_module(env_id: str):
+    """The thin PettingZoo-style module of a game that has one (``fox_envs.<env_id>``)."""
+    name = spec(env_id).env_module
+    if not name:
+        raise InvalidParameterError(f"{env_id} has no env module; use fox_envs.make({env_id!r})")
+    return importlib.import_module(name)
+
+
 def game_class(env_id: str) -> type[Game]:
-    return load_object(entry(env_id).game_class)
+    return load_object(spec(env_id).game)
 
 
 def make_game(env_id: str, /, **params: Any) -> Game:
@@ -84,14 +85,12 @@ def make_game(env_id: str, /, **params: Any) -> Game:
     return game_class(env_id)(**params)
 
 
-def env_module(env_id: str):
-    return importlib.import_module(f"fox_envs.{env_id}")
-
-
-def make(env_id: str, /, **params: Any):
-    """The wrapped PettingZoo AEC env, same as ``fox_envs.<env_id>.env(**params)``."""
-    entry(env_id)
-    return env_module(env_id).env(**params)
+def rules_summary(env_id: str) -> str:
+    """The short rules of ``env_id`` (its spec's ``rules_summary``)."""
+    text = spec(env_id).rules_summary
+    if not text:
+        raise InvalidParameterError(f"{env_id} declares no rules summary")
+    return text
 
 
 def check_saved(data: Any, what: str = "saved state") -> None:
@@ -104,7 +103,7 @@ def check_saved(data: Any, what: str = "saved state") -> None:
     if missing:
         raise InvalidStateError(f"{what} lacks key(s) {', '.join(missing)}; expected game, params, history")
     if not isinstance(data["game"], str) or data["game"] not in GAMES:
-        raise InvalidStateError(f"{what} names unknown game {short_repr(data['game'])}; known: {', '.join(ENV_IDS)}")
+        raise InvalidStateError(f"{what} names unknown game {short_repr(data['game'])}; known: {', '.join(GAMES)}")
     if not isinstance(data["params"], dict):
         raise InvalidStateError(f"{what} 'params' must be an object, got {short_repr(data['params'])}")
     if not isinstance(data["history"], list):
@@ -141,22 +140,3 @@ def state_from_json(text: str) -> State:
         except IllegalActionError as error:
             raise InvalidStateError(f"saved history is illegal at index {index}: {error}") from None
     return state
-
-
-def register_everywhere() -> None:
-    """Register every id with PettingZoo's AEC registry and Gymnasium."""
-    import gymnasium
-    import pettingzoo
-
-    for env_id, game_entry in GAMES.items():
-        pz_id = "fox_envs/" + env_id.replace("_v", "-v")
-        if hasattr(pettingzoo, "register"):
-            from pettingzoo.env_registry.registration import aec_registry
-
-            if pz_id not in aec_registry:
-                pettingzoo.register("aec", pz_id, entry_point=f"fox_envs.{env_id}:env")
-        gym_id = "fox_envs/" + game_entry.gym_id
-        if gym_id not in gymnasium.registry:
-            gymnasium.register(gym_id, entry_point="fox_envs.core.gym_view:FoxGymEnv",
-                               vector_entry_point="fox_envs.vectors:make_vector_env",
-                               kwargs={"env_id": env_id})

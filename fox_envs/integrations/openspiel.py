@@ -56,7 +56,7 @@ import numpy as np
 from fox_envs.core.errors import IllegalActionError, InvalidParameterError
 from fox_envs.core.game import TERMINAL, Game, State
 from fox_envs.core.params import integer_in, short_repr
-from fox_envs.core.registry import ENV_IDS, entry, game_class, make_game
+from fox_envs.core.registry import env_ids, game_class, make_game, spec
 
 __all__ = ["load_game", "register", "openspiel_name", "FoxOpenSpielGame", "FoxOpenSpielState"]
 
@@ -65,29 +65,10 @@ _CHANCE = int(pyspiel.PlayerId.CHANCE)
 LIST_SEPARATOR = "-"  # list params (Bye Bye Mr. Fox!'s layout) as one OpenSpiel string param
 
 
-@dataclass(frozen=True)
-class _Kind:
-    """What OpenSpiel needs to know of a game that the rules core does not declare."""
-
-    chance_outcomes: int  # largest chance outcome id + 1 (0: no chance node)
-    chance_nodes: Callable[[Game], int]  # most chance nodes in one history
-    identical: bool = False  # every player always gets the same return (cooperative)
-
-
-_KINDS: dict[str, _Kind] = {
-    "xceter_o_v0": _Kind(0, lambda game: 0),
-    "outwit_v0": _Kind(0, lambda game: 0),
-    "outfox_v0": _Kind(0, lambda game: 0),
-    # a turn is a flip and a spin, one turn per face-down token; outcomes: 5 tokens, 6 sectors
-    "bye_bye_mr_fox_v0": _Kind(6, lambda game: 2 * game.max_turns, identical=True),
-    # the first player, then 22 deals a round; outcomes: 6 colours (and seats 0, 1)
-    "outfoxed_v0": _Kind(6, lambda game: 1 + 22 * game.max_rounds),
-}
-
-
 def openspiel_name(env_id: str) -> str:
-    """The OpenSpiel short name of ``env_id``: ``outwit_v0`` -> ``fox_outwit``."""
-    entry(env_id)
+    """The OpenSpiel short name of ``env_id``: ``<name>_v0`` -> ``fox_<name>`` (a later version
+    keeps its suffix: ``fox_<name>_v1``)."""
+    spec(env_id)
     return "fox_" + env_id.removesuffix("_v0")
 
 
@@ -128,20 +109,20 @@ def _max_moves(env_id: str, game: Game, value: Any) -> int:
 # ----- game type and info ---------------------------------------------------------------------
 def _game_type(env_id: str) -> "pyspiel.GameType":
     cls = game_class(env_id)
-    kind = _KINDS[env_id]
+    facts = spec(env_id).openspiel
     Type = pyspiel.GameType
     if cls.zero_sum:
         utility = Type.Utility.ZERO_SUM
     else:
-        utility = Type.Utility.IDENTICAL if kind.identical else Type.Utility.GENERAL_SUM
+        utility = Type.Utility.IDENTICAL if facts.identical_utility else Type.Utility.GENERAL_SUM
     low, high = _player_range(cls)
     spec = {name: _to_openspiel_value(param.default) for name, param in cls.PARAMS.items()}
     spec["max_moves"] = 0
     return Type(
         short_name=openspiel_name(env_id),
-        long_name=f"fox_envs {entry(env_id).gym_id.removesuffix('-v0')}",
+        long_name=f"fox_envs {spec(env_id).gym_id.rpartition('-v')[0]}",
         dynamics=Type.Dynamics.SEQUENTIAL,
-        chance_mode=Type.ChanceMode.EXPLICIT_STOCHASTIC if kind.chance_outcomes else Type.ChanceMode.DETERMINISTIC,
+        chance_mode=Type.ChanceMode.EXPLICIT_STOCHASTIC if facts.max_chance_outcomes else Type.ChanceMode.DETERMINISTIC,
         information=(Type.Information.PERFECT_INFORMATION if cls.perfect_information
                      else Type.Information.IMPERFECT_INFORMATION),
         utility=utility,
@@ -179,7 +160,7 @@ def _game_info(env_id: str, game: Game, max_moves: int) -> "pyspiel.GameInfo":
     zero_sum = game.zero_sum
     return pyspiel.GameInfo(
         num_distinct_actions=game.num_actions,
-        max_chance_outcomes=_KINDS[env_id].chance_outcomes,
+        max_chance_outcomes=spec(env_id).openspiel.max_chance_outcomes,
         num_players=n,
         min_utility=-1.0 / (n - 1) if zero_sum else -1.0,
         max_utility=1.0,
@@ -207,7 +188,7 @@ class FoxOpenSpielGame(pyspiel.Game):
         return FoxOpenSpielState(self)
 
     def max_chance_nodes_in_history(self) -> int:
-        return _KINDS[self.env_id].chance_nodes(self.core_game)
+        return spec(self.env_id).openspiel.max_chance_nodes(self.core_game)
 
     def make_py_observer(self, iig_obs_type: Any = None, params: dict | None = None) -> "FoxObserver":
         return FoxObserver(self.core_game, iig_obs_type, params)
@@ -374,7 +355,7 @@ def register() -> None:
     """Register every env id with OpenSpiel as ``fox_<id without _v0>`` (idempotent), so
     ``pyspiel.load_game("fox_outwit")`` works."""
     registered = set(pyspiel.registered_names())
-    for env_id in ENV_IDS:
+    for env_id in env_ids():
         if env_id in _CLASSES:
             continue
         _TYPES[env_id] = _game_type(env_id)
@@ -388,7 +369,7 @@ def register() -> None:
 def load_game(env_id: str, /, **params: Any) -> "pyspiel.Game":
     """The OpenSpiel game of ``env_id`` with the core's keyword ``params`` and ``max_moves``
     (registers every id first). Bad params raise ``InvalidParameterError``."""
-    entry(env_id)
+    spec(env_id)
     register()
     max_moves = params.pop("max_moves", None)
     core_game = make_game(env_id, **params)  # checks the params with the core's messages

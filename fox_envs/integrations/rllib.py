@@ -48,11 +48,11 @@ except ImportError as error:  # pragma: no cover  (exercised in a subprocess by 
 import numpy as np
 from gymnasium import spaces
 
-from fox_envs.core.aec import FoxEnv
+from fox_envs.core.aec import FoxEnv, raw_env_class
 from fox_envs.core.errors import IllegalActionError, InvalidParameterError
 from fox_envs.core.game import State
 from fox_envs.core.params import short_repr
-from fox_envs.core.registry import ENV_IDS, entry, env_module
+from fox_envs.core.registry import env_ids, spec
 
 __all__ = ["FoxMultiAgentEnv", "RLModuleAgent", "SHARED_POLICY", "masked_argmax", "register", "self_play_ppo_config"]
 
@@ -62,8 +62,8 @@ ILLEGAL_MODES = ("end", "raise")
 def _env_id_of(config: dict[str, Any]) -> str:
     env_id = config.get("env_id")
     if env_id is None:
-        raise InvalidParameterError(f"FoxMultiAgentEnv needs config['env_id'], one of: {', '.join(ENV_IDS)}")
-    entry(env_id)  # an unknown id raises InvalidParameterError listing the known ones
+        raise InvalidParameterError(f"FoxMultiAgentEnv needs config['env_id'], one of: {', '.join(env_ids())}")
+    spec(env_id)  # an unknown id raises InvalidParameterError listing the known ones
     return env_id
 
 
@@ -79,7 +79,7 @@ class FoxMultiAgentEnv(MultiAgentEnv):
         if self.illegal_action not in ILLEGAL_MODES:
             raise InvalidParameterError(f"{self.env_id}: bad illegal_action {short_repr(self.illegal_action)}; "
                                         f"allowed: {', '.join(map(repr, ILLEGAL_MODES))}")
-        self.aec: FoxEnv = env_module(self.env_id).raw_env(**params)
+        self.aec: FoxEnv = raw_env_class(self.env_id)(**params)
         game = self.aec.game
         self.game = game
         self.render_mode = self.aec.render_mode
@@ -157,7 +157,7 @@ class FoxMultiAgentEnv(MultiAgentEnv):
 def register() -> None:
     """Register every env id with ``ray.tune.registry.register_env`` under its own name; the
     env config holds the params (``config["env_id"]``, if given, must be that id)."""
-    for env_id in ENV_IDS:
+    for env_id in env_ids():
         register_env(env_id, _creator(env_id))
 
 

@@ -38,7 +38,7 @@ def observe_function(features: str) -> Callable[[Any, int], Any] | None:
     """What the policy sees of a state: the observation tensor (``"none"``), or Outfox's tensor
     with the completion planes appended (``"lines"``)."""
     if features == "lines":
-        from fox_envs.agents.trained.outfox_planes import with_completion_planes
+        from fox_envs.games.outfox.planes import with_completion_planes
 
         return with_completion_planes
     if features != "none":
@@ -83,6 +83,6 @@ def load_agent(env_id: str, seed: int | None = None, model: str = "", features: 
 
 
 def _load_board(MaskablePPO, model: str):
-    from fox_envs.agents.trained.outfox_board_policy import BoardPolicy
+    from fox_envs.games.outfox.board_policy import BoardPolicy
 
     return MaskablePPO.load(model, device="cpu", custom_objects={"policy_class": BoardPolicy})

@@ -1,0 +1,48 @@
+"""``register_game``: adding a game to the registry and to PettingZoo's and Gymnasium's."""
+from __future__ import annotations
+
+import functools
+
+from fox_envs.core import registry
+from fox_envs.core.aec import make
+from fox_envs.core.errors import InvalidParameterError
+from fox_envs.core.params import short_repr
+from fox_envs.core.spec import GameSpec
+
+
+def register_game(spec: GameSpec, *, replace: bool = False) -> GameSpec:
+    """Add the game ``spec`` declares: ``fox_envs.make(spec.env_id)``, its Gymnasium id
+    ``fox_envs/<gym_id>`` (with ``gymnasium.make_vec``), PettingZoo's registry, agents,
+    evaluation, OpenSpiel and ``play`` then know it. Registering an id again raises
+    ``InvalidParameterError`` unless ``replace=True``."""
+    if not isinstance(spec, GameSpec):
+        raise InvalidParameterError(f"register_game takes a GameSpec, got {short_repr(spec)}")
+    if spec.env_id in registry.GAMES and not replace and registry.GAMES[spec.env_id] != spec:
+        raise InvalidParameterError(f"env id {spec.env_id!r} is registered already (pass replace=True to replace it)")
+    registry.GAMES[spec.env_id] = spec
+    _register_ids(spec, replace)
+    return spec
+
+
+def _register_ids(spec: GameSpec, replace: bool) -> None:
+    """Register ``spec``'s PettingZoo AEC id and its Gymnasium id (with the vector entry point)."""
+    import gymnasium
+    import pettingzoo
+
+    env_id = spec.env_id
+    if hasattr(pettingzoo, "register"):
+        from pettingzoo.env_registry.registration import aec_registry
+
+        pz_id = "fox_envs/" + env_id.replace("_v", "-v")
+        if replace and pz_id in aec_registry:
+            del aec_registry[pz_id]
+        if pz_id not in aec_registry:
+            entry_point = f"{spec.env_module}:env" if spec.env_module else functools.partial(make, env_id)
+            pettingzoo.register("aec", pz_id, entry_point=entry_point)
+    gym_id = "fox_envs/" + spec.gym_id
+    if replace and gym_id in gymnasium.registry:
+        del gymnasium.registry[gym_id]
+    if gym_id not in gymnasium.registry:
+        gymnasium.register(gym_id, entry_point="fox_envs.core.gym_view:FoxGymEnv",
+                           vector_entry_point="fox_envs.vector.routing:make_vector_env",
+                           kwargs={"env_id": env_id})

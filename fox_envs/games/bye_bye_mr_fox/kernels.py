@@ -1,0 +1,414 @@
+"""Bye Bye Mr. Fox! batched kernels (the rules of ``fox_envs.games.bye_bye_mr_fox.rules``; docs/rules/bye_bye_mr_fox.md).
+
+The board (default layout; ``layout`` moves the printed pictures)::
+
+                      O0 three hens
+          O5 brown                    O1 black
+                   N5      N0      N1
+                   N4      N3      N2
+          O4 fox                      O2 fox
+                      O3 white
+
+    the spinner's front end points at sector s, its back end at nest circle N<(s+3) mod 6>
+
+State of row ``i``: one int8 row ``st[i]`` of ``STATE_SIZE`` small counts (one cache line, and
+one array for numba to pass around instead of eleven)::
+
+    st[i, CIRCLES + s]    1 if an egg lies on nest circle N<s>                     s = 0..5
+    st[i, VISIBLE + s]    the picture visible on O<s> (a token's kind, else the printing):
+                          black 0, brown 1, white 2, fox 4, three hens 5 (an egg never shows)
+    st[i, COVERED + s]    1 if a token lies on O<s>
+    st[i, NESTS + c]      eggs in the black, brown, white hen's nest (capacity 3)  c = 0..2
+    st[i, FACE_DOWN + k]  face-down black/brown/white hens, eggs, foxes           k = 0..4
+    st[i, DISCARDED + k]  discarded tokens of each kind
+    st[i, PHASE]          PLACE or GIVE: the decision the row waits for (chance is never left
+                          pending; FLIP / SPIN only while a step or a replay runs)
+    st[i, TOKEN]          the token to place (the last one flipped)
+    st[i, SPIN]           the sector of the last spin
+    st[i, LEFT]           tokens still face down (the sum of FACE_DOWN)
+    st[i, TURN]           turns started before the current one: the seat is TURN % num_players
+
+The observation (68 floats, the same for every seat: everything is public) is kept up to date
+value by value as the state changes; a new game copies ``start_obs``. Count values come from
+``values`` (``values[k, n]`` face down, ``values[5 + k, n]`` discarded, ``NEST_VALUE[n]``),
+computed with the core's own float32 operations, so they are equal bit for bit.
+
+A step: the decision (place or give), then the chance nodes it leads to, drawn from the row's
+own stream (a spin 1/6 each; a flip proportional to the counts left face down), until the next
+decision or the end of the game, with the end checks of the core's ``_end_turn`` (every nest
+full: a win; else no token left face down: a loss).
+
+``env.load`` of a chance node (the core allows one) draws chance until a decision; should that
+chance end the game, ``replay_row`` finishes the row as a step without auto-reset finishes it
+(``term``, rewards, final observation, TERMINAL), and ``BatchEnv.load`` restarts it when
+``auto_reset`` is on.
+
+Speed: ``step_rows`` and ``reset_rows`` run on borrowed views of their arrays (``_rows.borrowed``:
+no reference counts), since numba's atomic increments and decrements around every inlined helper
+were about four fifths of a step.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from fox_envs.batch._rng import CHANCE_STREAM, below
+from fox_envs.batch._rows import (TERMINAL, add_legal, begin_row, borrowed, clear_legal, keep_history, push_history,
+                                  take_action)
+from fox_envs.batch.env import GameKernels
+from fox_envs.games.bye_bye_mr_fox.rules import (EGG, FLIP, FOX, GIVE, GIVE_ACTION, NEST_CAPACITY, OBS_COVERED,
+                                           OBS_DISCARDED, OBS_FACE_DOWN, OBS_NESTS, OBS_PHASE, OBS_SIZE, OBS_SPIN,
+                                           OBS_TOKEN, OBS_VISIBLE, OUTER_ACTION, PLACE, SPIN, THREE_HENS,
+                                           VISIBLE_SLOT, ByeByeMrFoxGame)
+
+# ----- the state row ------------------------------------------------------------------------------
+CIRCLES, VISIBLE, COVERED, NESTS, FACE_DOWN, DISCARDED = 0, 6, 12, 18, 21, 26
+PHASE, TOKEN, SPIN_AT, LEFT, TURN = 31, 32, 33, 34, 35
+STATE_SIZE = 36
+
+# ----- tables ---------------------------------------------------------------------------------------
+# ALLOWED[token, picture]: a hen or fox token may go on an outer circle showing that picture
+# (the core's ``Game.allowed``, which does not depend on params; the egg row is unused).
+ALLOWED = np.zeros((5, 6), np.bool_)
+for _token, _row in ByeByeMrFoxGame().allowed.items():
+    ALLOWED[_token] = _row
+SLOT = np.zeros(6, np.int64)  # observation slot of each visible picture (the core's VISIBLE_SLOT)
+for _kind, _slot in VISIBLE_SLOT.items():
+    SLOT[_kind] = _slot
+NEST_VALUE = np.zeros(NEST_CAPACITY + 1, np.float32)
+NEST_VALUE[:] = np.arange(NEST_CAPACITY + 1)
+NEST_VALUE *= 1.0 / NEST_CAPACITY  # the core's own operation
+COUNT_LIMIT = 17  # a count of one kind never exceeds egg_tokens <= 16
+FULL = NEST_CAPACITY
+CONTINUE, WON, LOST = 0, 1, 2
+
+
+def _value_table(scale: np.ndarray) -> np.ndarray:
+    """``table[k, n]``: the core's float32 value of count ``n`` of kind ``k`` (``n * scale[k]``
+    computed as the core computes it: a float32 vector of counts times ``scale`` in place)."""
+    table = np.zeros((5, COUNT_LIMIT), np.float32)
+    for n in range(COUNT_LIMIT):
+        column = np.zeros(5, np.float32)
+        column[:] = [n] * 5
+        column *= scale
+        table[:, n] = column
+    return table
+
+
+# ----- observation ------------------------------------------------------------------------------------
+@njit(cache=True)
+def _write_view(out, row, values) -> None:
+    """The core's ``observation_tensor`` of state ``row`` into ``out`` (68 floats)."""
+    for k in range(OBS_SIZE):
+        out[k] = 0.0
+    for s in range(6):
+        out[s] = row[CIRCLES + s]
+        out[OBS_VISIBLE + 5 * s + SLOT[row[VISIBLE + s]]] = 1.0
+        out[OBS_COVERED + s] = row[COVERED + s]
+    for c in range(3):
+        out[OBS_NESTS + c] = NEST_VALUE[row[NESTS + c]]
+    for k in range(5):
+        out[OBS_FACE_DOWN + k] = values[k, row[FACE_DOWN + k]]
+        out[OBS_DISCARDED + k] = values[5 + k, row[DISCARDED + k]]
+    if row[PHASE] == PLACE:
+        out[OBS_TOKEN + row[TOKEN]] = 1.0
+        out[OBS_PHASE] = 1.0
+    elif row[PHASE] == GIVE:
+        out[OBS_SPIN + row[SPIN_AT]] = 1.0
+        out[OBS_PHASE + 1] = 1.0
+
+
+@njit(cache=True, inline="always")
+def _discard(st, obs, i, kind, values) -> None:
+    n = st[i, DISCARDED + kind] + 1
+    st[i, DISCARDED + kind] = n
+    obs[i, OBS_DISCARDED + kind] = values[5 + kind, n]
+
+
+@njit(cache=True, inline="always")
+def _to_nest(st, obs, i, hen) -> None:
+    n = st[i, NESTS + hen] + 1
+    st[i, NESTS + hen] = n
+    obs[i, OBS_NESTS + hen] = NEST_VALUE[n]
+
+
+# ----- rules ------------------------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def _flip(st, obs, mask, legal, nlegal, i, t, values) -> bool:
+    """Token ``t`` turns face up: True when it has a place (the row waits for that decision,
+    whose actions are now legal), False when it is discarded (the spin follows)."""
+    n = st[i, FACE_DOWN + t] - 1
+    st[i, FACE_DOWN + t] = n
+    st[i, LEFT] -= 1
+    obs[i, OBS_FACE_DOWN + t] = values[t, n]
+    st[i, TOKEN] = t
+    if t == EGG:
+        for s in range(6):
+            if st[i, CIRCLES + s] == 0:
+                add_legal(mask, legal, nlegal, i, s)
+    else:
+        for s in range(6):
+            if ALLOWED[t, st[i, VISIBLE + s]]:
+                add_legal(mask, legal, nlegal, i, OUTER_ACTION + s)
+    if nlegal[i] == 0:
+        _discard(st, obs, i, t, values)
+        st[i, PHASE] = SPIN
+        return False
+    st[i, PHASE] = PLACE
+    obs[i, OBS_TOKEN + t] = 1.0
+    obs[i, OBS_PHASE] = 1.0
+    return True
+
+
+@njit(cache=True, inline="always")
+def _place(st, obs, i, a, values) -> None:
+    """The token goes where ``a`` says; a token it covers on an outer circle is discarded."""
+    t = st[i, TOKEN]
+    obs[i, OBS_TOKEN + t] = 0.0
+    obs[i, OBS_PHASE] = 0.0
+    if a < OUTER_ACTION:
+        st[i, CIRCLES + a] = 1
+        obs[i, a] = 1.0
+    else:
+        s = a - OUTER_ACTION
+        old = st[i, VISIBLE + s]
+        if st[i, COVERED + s]:
+            _discard(st, obs, i, old, values)
+        else:
+            st[i, COVERED + s] = 1
+            obs[i, OBS_COVERED + s] = 1.0
+        obs[i, OBS_VISIBLE + 5 * s + SLOT[old]] = 0.0
+        obs[i, OBS_VISIBLE + 5 * s + SLOT[t]] = 1.0
+        st[i, VISIBLE + s] = t
+    st[i, PHASE] = SPIN
+
+
+@njit(cache=True, inline="always")
+def _give(st, obs, i, a) -> None:
+    """The egg of the three-hens spin goes to the nest ``a`` names."""
+    _to_nest(st, obs, i, a - GIVE_ACTION)
+    obs[i, OBS_SPIN + st[i, SPIN_AT]] = 0.0
+    obs[i, OBS_PHASE + 1] = 0.0
+    st[i, PHASE] = FLIP
+
+
+@njit(cache=True, inline="always")
+def _spin(st, obs, mask, legal, nlegal, i, s, values) -> bool:
+    """The spin points at sector ``s``: True when the players must give the egg (the row waits
+    for that decision, whose actions are now legal), False when the turn ends."""
+    st[i, SPIN_AT] = s
+    st[i, PHASE] = FLIP
+    back = (s + 3) % 6
+    if st[i, CIRCLES + back] == 0:
+        return False
+    st[i, CIRCLES + back] = 0
+    obs[i, back] = 0.0
+    picture = st[i, VISIBLE + s]
+    if picture == THREE_HENS:
+        for c in range(3):
+            if st[i, NESTS + c] < FULL:
+                add_legal(mask, legal, nlegal, i, GIVE_ACTION + c)
+        st[i, PHASE] = GIVE
+        obs[i, OBS_SPIN + s] = 1.0
+        obs[i, OBS_PHASE + 1] = 1.0
+        return True
+    if picture == FOX or st[i, NESTS + picture] >= FULL:
+        _discard(st, obs, i, EGG, values)
+    else:
+        _to_nest(st, obs, i, picture)
+    return False
+
+
+@njit(cache=True, inline="always")
+def _resolve(st, obs, mask, legal, nlegal, streams, hist, hlen, i, values) -> int:
+    """From a chance node (PHASE FLIP: a turn has ended, its end checks first; SPIN) draw
+    chance from the row's stream, every outcome pushed, until a decision (CONTINUE) or the end
+    of the game (WON, LOST)."""
+    while True:
+        if st[i, PHASE] == SPIN:
+            s = below(streams, i, CHANCE_STREAM, 6)
+            push_history(hist, hlen, i, s)
+            if _spin(st, obs, mask, legal, nlegal, i, s, values):
+                return CONTINUE
+        # the core's _end_turn
+        if st[i, NESTS] == FULL and st[i, NESTS + 1] == FULL and st[i, NESTS + 2] == FULL:
+            return WON
+        left = st[i, LEFT]
+        if left == 0:
+            return LOST
+        st[i, TURN] += 1
+        r = below(streams, i, CHANCE_STREAM, left)
+        t = 0
+        while r >= st[i, FACE_DOWN + t]:  # each kind with probability count / left
+            r -= st[i, FACE_DOWN + t]
+            t += 1
+        push_history(hist, hlen, i, t)
+        if _flip(st, obs, mask, legal, nlegal, i, t, values):
+            return CONTINUE
+
+
+@njit(cache=True, inline="always")
+def _start_row(st, obs, moves, hlen, mask, legal, nlegal, i, start_state, start_obs) -> None:
+    """The setup, before the first flip (TURN -1: the first flip starts turn 0)."""
+    for k in range(STATE_SIZE):
+        st[i, k] = start_state[k]
+    for k in range(OBS_SIZE):
+        obs[i, k] = start_obs[k]
+    moves[i] = 0
+    hlen[i] = 0
+    clear_legal(mask, legal, nlegal, i)
+
+
+@njit(cache=True, inline="always")
+def _finish(st, obs, player, rewards, term, final_obs, hist, hlen, last_hist, last_hlen, mask, legal, nlegal,
+            i, result) -> None:
+    """The game of row ``i`` ended in a step (a win or a loss): results, final observation
+    (every seat sees the same, so the view asked for changes nothing) and history kept."""
+    term[i] = True
+    value = 1.0 if result == WON else -1.0
+    for p in range(rewards.shape[1]):
+        rewards[i, p] = value
+    for k in range(OBS_SIZE):
+        final_obs[i, k] = obs[i, k]
+    keep_history(hist, hlen, last_hist, last_hlen, i)
+
+
+# ----- the kernels --------------------------------------------------------------------------------
+@njit(cache=True, nogil=True)
+def reset_rows(lo, hi, which, st, common, start_state, start_obs, values, num_players) -> None:
+    (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
+     legal, nlegal, rep_keys, rep_counts) = borrowed(common)
+    which, st, start_state, start_obs, values = borrowed((which, st, start_state, start_obs, values))
+    for i in range(lo, hi):
+        if which[i]:
+            _start_row(st, obs, moves, hlen, mask, legal, nlegal, i, start_state, start_obs)
+            _resolve(st, obs, mask, legal, nlegal, streams, hist, hlen, i, values)  # no end before a decision
+            player[i] = st[i, TURN] % num_players
+
+
+@njit(cache=True, nogil=True)
+def step_rows(lo, hi, actions, st, common, max_moves, auto_reset, final_view, start_state, start_obs, values,
+              num_players) -> None:
+    (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
+     legal, nlegal, rep_keys, rep_counts) = borrowed(common)
+    # borrowed views (no reference counts) of every array the loop uses
+    actions, st, start_state, start_obs, values = borrowed((actions, st, start_state, start_obs, values))
+    for i in range(lo, hi):
+        a = take_action(actions, player, rewards, term, trunc, hist, hlen, moves, i)
+        if a < 0:
+            continue
+        clear_legal(mask, legal, nlegal, i)
+        if st[i, PHASE] == PLACE:
+            _place(st, obs, i, a, values)
+        else:
+            _give(st, obs, i, a)
+        result = _resolve(st, obs, mask, legal, nlegal, streams, hist, hlen, i, values)
+        if result == CONTINUE:
+            if moves[i] < max_moves:
+                player[i] = st[i, TURN] % num_players
+                continue
+            trunc[i] = True
+            for k in range(OBS_SIZE):
+                final_obs[i, k] = obs[i, k]
+            keep_history(hist, hlen, last_hist, last_hlen, i)
+        else:
+            _finish(st, obs, player, rewards, term, final_obs, hist, hlen, last_hist, last_hlen, mask, legal,
+                    nlegal, i, result)
+        if auto_reset:
+            _start_row(st, obs, moves, hlen, mask, legal, nlegal, i, start_state, start_obs)
+            _resolve(st, obs, mask, legal, nlegal, streams, hist, hlen, i, values)
+            player[i] = st[i, TURN] % num_players
+        else:  # obs already holds the final observation
+            player[i] = TERMINAL
+            clear_legal(mask, legal, nlegal, i)
+
+
+@njit(cache=True, nogil=True)
+def replay_row(i, history, st, common, start_state, start_obs, values, num_players) -> None:
+    """Row ``i`` through ``history`` (chance outcomes applied as given), then chance drawn until
+    a decision. Should that chance end the game (a loaded chance node can), the row ends as a
+    step without auto-reset ends it: term, rewards, final observation, TERMINAL."""
+    (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
+     legal, nlegal, rep_keys, rep_counts) = common
+    _start_row(st, obs, moves, hlen, mask, legal, nlegal, i, start_state, start_obs)
+    for k in range(history.shape[0]):
+        a = history[k]
+        push_history(hist, hlen, i, a)
+        phase = st[i, PHASE]
+        if phase == FLIP:
+            clear_legal(mask, legal, nlegal, i)
+            st[i, TURN] += 1
+            _flip(st, obs, mask, legal, nlegal, i, a, values)
+        elif phase == PLACE:
+            moves[i] += 1
+            _place(st, obs, i, a, values)
+        elif phase == SPIN:
+            clear_legal(mask, legal, nlegal, i)
+            _spin(st, obs, mask, legal, nlegal, i, a, values)
+        else:
+            moves[i] += 1
+            _give(st, obs, i, a)
+    if st[i, PHASE] == PLACE or st[i, PHASE] == GIVE:
+        result = CONTINUE
+    else:
+        clear_legal(mask, legal, nlegal, i)
+        result = _resolve(st, obs, mask, legal, nlegal, streams, hist, hlen, i, values)
+    if result == CONTINUE:
+        player[i] = st[i, TURN] % num_players
+        return
+    begin_row(rewards, term, trunc, i)
+    _finish(st, obs, player, rewards, term, final_obs, hist, hlen, last_hist, last_hlen, mask, legal, nlegal, i,
+            result)
+    player[i] = TERMINAL
+    clear_legal(mask, legal, nlegal, i)
+
+
+@njit(cache=True)
+def _initial_view(start_state, values) -> np.ndarray:
+    out = np.zeros(OBS_SIZE, np.float32)
+    _write_view(out, start_state, values)
+    return out
+
+
+class ByeByeMrFoxKernels(GameKernels):
+    max_legal = 6  # an egg on up to 6 empty nest circles; a hen or fox on at most 5 outer circles
+
+    def __init__(self, game: ByeByeMrFoxGame) -> None:
+        super().__init__(game)
+        start = np.zeros(STATE_SIZE, np.int8)
+        start[CIRCLES:CIRCLES + 6] = 1
+        start[CIRCLES + game.white_sector] = 0
+        start[VISIBLE:VISIBLE + 6] = game.printed
+        start[FACE_DOWN:FACE_DOWN + 5] = game.initial_face_down
+        start[PHASE] = FLIP
+        start[TOKEN] = -1
+        start[SPIN_AT] = -1
+        start[LEFT] = sum(game.initial_face_down)
+        start[TURN] = -1
+        self.start_state = start
+        self.values = np.concatenate([_value_table(game.face_down_scale), _value_table(game.discard_scale)])
+        self.start_obs = _initial_view(start, self.values)
+        self.num_players = int(game.num_players)
+        self.max_turns = int(game.max_turns)
+
+    def allocate(self, num_envs: int) -> None:
+        self.st = np.zeros((num_envs, STATE_SIZE), np.int8)
+
+    def history_capacity(self, max_moves: int) -> int:
+        # one turn per face-down token, each a flip, a place, a spin and a give at most
+        return 4 * self.max_turns
+
+    def reset(self, lo, hi, which, common) -> None:
+        reset_rows(lo, hi, which, self.st, common, self.start_state, self.start_obs, self.values, self.num_players)
+
+    def step(self, lo, hi, actions, common, max_moves, auto_reset, final_view) -> None:
+        step_rows(lo, hi, actions, self.st, common, max_moves, auto_reset, final_view, self.start_state,
+                  self.start_obs, self.values, self.num_players)
+
+    def replay(self, i, history, common) -> None:
+        replay_row(i, history, self.st, common, self.start_state, self.start_obs, self.values, self.num_players)
+
+    def heuristic(self, lo, hi, out, common) -> None:
+        from fox_envs.games.bye_bye_mr_fox.kernels_heuristic import heuristic_rows
+
+        heuristic_rows(lo, hi, out, self.st, common)

@@ -1,0 +1,667 @@
+"""Outwit batched kernels (the rules of ``fox_envs.games.outwit.rules``; docs/rules/outwit.md).
+
+Board, 10 columns ``a..j`` by 9 rows ``1..9``, square = (row-1)*10 + column (a1=0, j9=89)::
+
+    9 [ ][ ][ ] .  .  .  .  .  o  x       [ ] player_0's corner a7..c9
+    8 [ ][ ][ ] .  .  .  .  o  x  .       ( ) player_1's corner h1..j3
+    7 [ ][ ][ ] .  .  .  o  x  .  .       X / O the power chips
+    6  .  .  .  .  .  o  x  .  .  .
+    5  .  .  .  .  O  X  .  .  .  .
+    4  .  .  .  o  x  .  .  .  .  .
+    3  .  .  o  x  .  .  . ( )( )( )
+    2  .  o  x  .  .  .  . ( )( )( )
+    1  o  x  .  .  .  .  . ( )( )( )
+       a  b  c  d  e  f  g  h  i  j
+
+State of row ``i`` (structure of arrays)::
+
+    chips[i, p, 0..8]  the squares of player p's chips, index 0 its power chip
+    slot[i, 0..89]     the index into chips[i, owner] of the chip on each square
+    occ[i, 0..1]       the occupied squares as bits (squares 0-63 in word 0, 64-89 in word 1)
+    lines[i, 0..18]    the occupancy of each row (0-8, bit = column) and column (9 + column, bit = row)
+    home[i, p]         p's chips inside its own corner (p wins after its move at 9)
+    tomove[i]          the player to move (kept when the row is finished; player[i] is TERMINAL)
+    passes[i]          consecutive passes just played
+    last[i]            the last action of the game (-1 before the first)
+    key[i]             Zobrist key of the chips (regular chips per player and square, power chip
+                       per player and square); ``key ^ LIGHT_KEY`` when player_1 is to move is the
+                       repetition key: exactly what the core's repetition rule compares
+    reps[i, 0]         how often the current position has occurred (observation plane 9; the
+                       core counts no position after a win or a second pass: a winning position
+                       never occurred before, and two passes bring back the position of two
+                       plies ago, whose count ``reps[i, 1]`` keeps one ply longer)
+
+Moves come from ray tables built here from the rules (``RAY_LENGTH[p, square, direction]``: how
+many squares a chip of p passes on an empty board, stopping at the edge, before the opponent's
+corner, and never leaving its own corner once the path is inside it); a regular chip takes the
+last empty square of each orthogonal ray before a chip, the power chip every empty square of
+its 8 rays before a chip. A ray is a prefix of its line, so its free squares are the empty run
+along the line (``RUN_ROW`` / ``RUN_COL``, looked up by the row's or column's occupancy pattern
+in ``lines``) clipped to the ray's length; the power chip's diagonals are one bit scan of
+``occ`` masked by the ray (``RAY_BITS``). Moves are written to ``legal`` without a branch per
+ray (a power chip ray's 9 candidates and a regular chip's empty slide are written, only the
+real ones counted), in the same order as before: the power chip's rays, then chips 1..8.
+
+Observation (9, 10, 13) as the core's, square s at ``obs[s // 10, s % 10]``: 0 own regular
+chips, 1 own power chip, 2 opponent's regular chips, 3 opponent's power chip, 4 own corner,
+5 opponent's corner, 6 empty, 7 ones (the viewer is to move), 8 ones after a pass, 9 repetition
+count / 3, 10 history length / ``max_moves_default``, 11 / 12 the last move's from / to square.
+Plane 10 changes every step, so every cache line of a row changes; a step writes the row whole:
+every square as an empty one with planes 7-10 (one 64-byte store per square), then the corners,
+the 18 chips and the last move.
+
+Speed notes (measured on a 2-core AMD EPYC VM, 32 MB L3, one thread): B=1024 about 3.6M
+row steps/s. A row step writes the 4,680-byte observation row, clears and sets ~50 entries of
+the 8,101-entry mask and touches one repetition slot; the step kernel prefetches the next
+mover's mask ranges and the slot ``AHEAD`` rows ahead (4, 8, 12: the same). When the
+observation buffer is larger than ``STREAM_BYTES`` (with the rest, more than the cache holds:
+B=4096 made 2.1M with ordinary stores) the row is built in a scratch buffer and written with
+non-temporal 64-byte stores (no read of the line first, no cache filled): 3.1-3.3M at B=4096.
+The row is streamed after the next row is built, so its scratch stores have left the store
+buffer (streaming it at once made 2.0M: every load of the copy waited on a store it overlapped).
+"""
+from __future__ import annotations
+
+import platform
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
+from numba.extending import intrinsic
+
+from fox_envs.batch._rows import (TERMINAL, borrowed, clear_legal, clear_repetitions, count_position, keep_history,
+                                  push_history, record_end, table_slot, take_action)
+from fox_envs.batch.env import GameKernels
+
+# ----- tables ---------------------------------------------------------------------------------
+NUM_COLUMNS, NUM_ROWS = 10, 9
+NUM_SQUARES = NUM_COLUMNS * NUM_ROWS
+NUM_PLANES = 13
+CELLS = NUM_SQUARES * NUM_PLANES
+PASS = NUM_SQUARES * NUM_SQUARES  # 8100
+NUM_ACTIONS = PASS + 1
+
+
+def _sq(name: str) -> int:
+    return (int(name[1:]) - 1) * NUM_COLUMNS + "abcdefghij".index(name[0])
+
+
+def _corner(rows, columns) -> np.ndarray:
+    table = np.zeros(NUM_SQUARES, np.bool_)
+    for r in rows:
+        for c in columns:
+            table[r * NUM_COLUMNS + c] = True
+    return table
+
+
+CORNER = np.array([_corner((6, 7, 8), (0, 1, 2)), _corner((0, 1, 2), (7, 8, 9))], np.bool_)  # a7..c9, h1..j3
+CORNER_SQUARES = np.flatnonzero(CORNER[0] | CORNER[1]).astype(np.int32)
+START_POWER = np.array([_sq("f5"), _sq("e5")], np.int32)
+START_REGULAR = np.array([[_sq(n) for n in "b1 c2 d3 e4 g6 h7 i8 j9".split()],
+                          [_sq(n) for n in "a1 b2 c3 d4 f6 g7 h8 i9".split()]], np.int32)
+DIRECTIONS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1))  # orthogonal first
+
+
+def _ray(player: int, start: int, step: tuple[int, int]) -> list[int]:
+    row, column = divmod(start, NUM_COLUMNS)
+    inside = bool(CORNER[player, start])
+    squares = []
+    while True:
+        row, column = row + step[0], column + step[1]
+        if not (0 <= row < NUM_ROWS and 0 <= column < NUM_COLUMNS):
+            return squares
+        square = row * NUM_COLUMNS + column
+        if CORNER[1 - player, square] or (inside and not CORNER[player, square]):
+            return squares
+        inside = inside or bool(CORNER[player, square])
+        squares.append(square)
+
+
+RAYS = np.full((2, NUM_SQUARES, 8, 9), -1, np.int8)
+RAY_LENGTH = np.zeros((2, NUM_SQUARES, 8), np.int8)
+for _p in (0, 1):
+    for _s in range(NUM_SQUARES):
+        for _d, _step in enumerate(DIRECTIONS):
+            _squares = _ray(_p, _s, _step)
+            RAY_LENGTH[_p, _s, _d] = len(_squares)
+            RAYS[_p, _s, _d, :len(_squares)] = _squares
+# The same rays as bit masks over the occupancy (squares 0-63 in word 0, 64-89 in word 1): the
+# first chip on a ray is its lowest set bit (directions of increasing square) or its highest.
+RAY_BITS = np.zeros((2, NUM_SQUARES, 8, 2), np.uint64)
+for _p in (0, 1):
+    for _s in range(NUM_SQUARES):
+        for _d in range(8):
+            for _t in RAYS[_p, _s, _d, :RAY_LENGTH[_p, _s, _d]]:
+                RAY_BITS[_p, _s, _d, _t >> 6] |= np.uint64(1) << np.uint64(_t & 63)
+DELTA = np.array([dr * NUM_COLUMNS + dc for dr, dc in DIRECTIONS], np.int32)
+# squares between two squares of a line (Chebyshev distance), to count a ray's free squares
+DISTANCE = np.array([[max(abs(a // 10 - b // 10), abs(a % 10 - b % 10)) for b in range(NUM_SQUARES)]
+                     for a in range(NUM_SQUARES)], np.int8)
+# free squares before a chip on ``first`` (index first + 1; -1 and 128 mean no chip: a big count)
+STOP = np.full((NUM_SQUARES, 130), 100, np.int8)
+STOP[:, 1:NUM_SQUARES + 1] = DISTANCE - 1
+MAX_LEGAL = int(RAY_LENGTH.sum(axis=2).max()) + 8 * 4  # the power chip's rays plus 4 per regular chip
+
+_zobrist = np.random.default_rng(20240526).integers(1, 2**63, size=(2 * 2 * NUM_SQUARES + 1,), dtype=np.int64)
+Z_REGULAR = _zobrist[:2 * NUM_SQUARES].reshape(2, NUM_SQUARES).astype(np.uint64)
+Z_POWER = _zobrist[2 * NUM_SQUARES:4 * NUM_SQUARES].reshape(2, NUM_SQUARES).astype(np.uint64)
+LIGHT_KEY = np.uint64(_zobrist[-1])
+
+
+def _start_key() -> np.uint64:
+    key = np.uint64(0)
+    for p in (0, 1):
+        key ^= Z_POWER[p, START_POWER[p]]
+        for s in START_REGULAR[p]:
+            key ^= Z_REGULAR[p, s]
+    return key
+
+
+START_KEY = _start_key()
+START_OCCUPANCY = np.zeros(2, np.uint64)
+for _s in [*START_POWER, *START_REGULAR.ravel()]:
+    START_OCCUPANCY[_s >> 6] |= np.uint64(1) << np.uint64(_s & 63)
+
+# Line tables: a state keeps the occupancy of each row and column as a bit pattern (``lines``:
+# rows 0-8 with bit = column, then columns at 9 + column with bit = row). RUN_ROW[column, pattern]
+# is the number of empty squares right of ``column`` (low nibble) and left of it (high nibble);
+# RUN_COL[row, pattern] those above (low) and below (high) ``row``. A ray's free squares are the
+# line's run clipped to the ray's length (a ray is a prefix of its line).
+SQ_ROW = np.array([s // NUM_COLUMNS for s in range(NUM_SQUARES)], np.int64)
+SQ_COLUMN = np.array([s % NUM_COLUMNS for s in range(NUM_SQUARES)], np.int64)
+NUM_LINES = NUM_ROWS + NUM_COLUMNS
+
+
+def _runs(width: int) -> np.ndarray:
+    table = np.zeros((width, 1 << width), np.uint8)
+    for bit in range(width):
+        for pattern in range(1 << width):
+            up = 0
+            while bit + up + 1 < width and not pattern >> (bit + up + 1) & 1:
+                up += 1
+            down = 0
+            while bit - down - 1 >= 0 and not pattern >> (bit - down - 1) & 1:
+                down += 1
+            table[bit, pattern] = up | down << 4
+    return table
+
+
+RUN_ROW = _runs(NUM_COLUMNS)
+RUN_COL = _runs(NUM_ROWS)
+START_LINES = np.zeros(NUM_LINES, np.int64)
+for _s in [*START_POWER, *START_REGULAR.ravel()]:
+    START_LINES[SQ_ROW[_s]] |= 1 << SQ_COLUMN[_s]
+    START_LINES[NUM_ROWS + SQ_COLUMN[_s]] |= 1 << SQ_ROW[_s]
+START_LINES = START_LINES.astype(np.int16)
+# the power chip's moves along a ray are written 9 at a time (the longest ray), counted by its length
+RAY_WRITE = 9
+LEGAL_CAPACITY = MAX_LEGAL + RAY_WRITE
+# per viewer, the observation cells of the corner planes: own corner (plane 4), opponent's (5)
+CORNER_CELLS = np.array([[s * NUM_PLANES + 4 for s in np.flatnonzero(CORNER[v])]
+                         + [s * NUM_PLANES + 5 for s in np.flatnonzero(CORNER[1 - v])] for v in (0, 1)], np.int64)
+VECTOR = 16  # floats per vector store (64 bytes)
+STREAM_BYTES = 12 << 20  # observation buffers this large are written with streaming stores (see the notes)
+
+AHEAD = 8  # rows the step kernel prefetches ahead
+
+# ----- helpers ----------------------------------------------------------------------------------
+
+_I32 = ir.IntType(32)
+_X86 = platform.machine().lower() in ("x86_64", "amd64", "i386", "i686")
+_F16 = ir.VectorType(ir.FloatType(), VECTOR)
+
+
+def _pointer(context, builder, array_type, array, index):
+    view = context.make_array(array_type)(context, builder, array)
+    return builder.gep(view.data, [index])
+
+
+@intrinsic
+def _prefetch(typingctx, array, index):
+    """A hint to bring the cache line of element ``index`` (flat, C order) of ``array`` in for a
+    write (llvm.prefetch; no effect on results)."""
+    def codegen(context, builder, signature, args):
+        pointer = builder.bitcast(_pointer(context, builder, signature.args[0], args[0], args[1]),
+                                  ir.IntType(8).as_pointer())
+        function = cgutils.get_or_insert_function(
+            builder.module, ir.FunctionType(ir.VoidType(), [ir.IntType(8).as_pointer(), _I32, _I32, _I32]),
+            "llvm.prefetch.p0")
+        builder.call(function, [pointer, ir.Constant(_I32, 1), ir.Constant(_I32, 3), ir.Constant(_I32, 1)])
+        return context.get_dummy_value()
+    return types.void(array, types.intp), codegen
+
+
+@intrinsic
+def _address(typingctx, array):
+    """The address of ``array``'s first element."""
+    def codegen(context, builder, signature, args):
+        view = context.make_array(signature.args[0])(context, builder, args[0])
+        return builder.ptrtoint(view.data, context.get_value_type(types.intp))
+    return types.intp(array), codegen
+
+
+@intrinsic
+def _fill_squares(typingctx, out, pattern, count):
+    """``pattern[0:16]`` (float32) stored at ``out[13 * k]`` for k in 0..count-1, one vector store
+    each (each overlaps the next square's first three cells, which that square's store rewrites)."""
+    def codegen(context, builder, signature, args):
+        source = builder.bitcast(_pointer(context, builder, signature.args[1], args[1],
+                                          context.get_constant(types.intp, 0)), _F16.as_pointer())
+        value = builder.load(source, align=4, typ=_F16)
+        view = context.make_array(signature.args[0])(context, builder, args[0])
+        with cgutils.for_range(builder, args[2]) as loop:
+            offset = builder.mul(loop.index, context.get_constant(types.intp, NUM_PLANES))
+            target = builder.bitcast(builder.gep(view.data, [offset]), _F16.as_pointer())
+            builder.store(value, target, align=4)
+        return context.get_dummy_value()
+    return types.void(out, pattern, types.intp), codegen
+
+
+@intrinsic
+def _stream16(typingctx, out, index, source, source_index):
+    """``source[source_index:+16]`` stored at ``out[index:+16]`` with one non-temporal 64-byte
+    store (the target must be 64-byte aligned): it goes to memory without reading the line first
+    and without filling the cache."""
+    def codegen(context, builder, signature, args):
+        source = builder.bitcast(_pointer(context, builder, signature.args[2], args[2], args[3]), _F16.as_pointer())
+        value = builder.load(source, align=4, typ=_F16)
+        target = builder.bitcast(_pointer(context, builder, signature.args[0], args[0], args[1]), _F16.as_pointer())
+        store = builder.store(value, target, align=64)
+        store.set_metadata("nontemporal", builder.module.add_metadata([ir.Constant(_I32, 1)]))
+        return context.get_dummy_value()
+    return types.void(out, types.intp, source, types.intp), codegen
+
+
+@intrinsic
+def _store_fence(typingctx):
+    """The streaming stores before it are visible before any store after it (x86: sfence, which
+    orders them; a locked instruction, LLVM's seq_cst fence there, is not documented to)."""
+    def codegen(context, builder, signature, args):
+        if _X86:
+            function = cgutils.get_or_insert_function(builder.module, ir.FunctionType(ir.VoidType(), []),
+                                                      "llvm.x86.sse.sfence")
+            builder.call(function, [])
+        else:
+            builder.fence("seq_cst")
+        return context.get_dummy_value()
+    return types.void(), codegen
+
+
+@njit(cache=True, inline="always")
+def _prefetch_row(j, actions, player, chips, slot, key, mask, rep_keys) -> None:
+    """Ask for the cache lines row ``j``'s step will write: the mask ranges of the next mover's
+    chips (where its moves are set) and the repetition slot. The entries to clear are not asked
+    for: they were set two steps ago and are mostly still cached (asking made B=4096 5% slower);
+    without the slot's prefetch B=4096 made 2.2M instead of 3.2M."""
+    if actions[j] < 0 or player[j] < 0:
+        return
+    row = np.int64(j) * NUM_ACTIONS
+    p = player[j]
+    q = 1 - p
+    for c in range(9):
+        s = np.int64(chips[j, q, c]) * NUM_SQUARES
+        _prefetch(mask, row + s)
+        _prefetch(mask, row + s + NUM_SQUARES // 2)
+        _prefetch(mask, row + s + NUM_SQUARES - 1)
+    # the repetition slot where count_position will probe for the next position
+    a = actions[j]
+    after = key[j]
+    if a != PASS:
+        origin, target = a // NUM_SQUARES, a % NUM_SQUARES
+        z = Z_POWER[p] if slot[j, origin] == 0 else Z_REGULAR[p]
+        after ^= z[origin] ^ z[target]
+    position = _position_key(after, q)
+    _prefetch(rep_keys, np.int64(j) * rep_keys.shape[1] + table_slot(rep_keys, position))
+
+
+@njit(cache=True, inline="always")
+def _position_key(key, to_move) -> np.uint64:
+    return key ^ LIGHT_KEY if to_move == 1 else key
+
+
+@njit(cache=True, inline="always")
+def _start_row(i, chips, slot, occ, lines, home, tomove, passes, last, key, reps, common) -> None:
+    """The start position, player_0 to move, counted once for repetition."""
+    (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
+     legal, nlegal, rep_keys, rep_counts) = common
+    occ[i, 0] = START_OCCUPANCY[0]
+    occ[i, 1] = START_OCCUPANCY[1]
+    for k in range(NUM_LINES):
+        lines[i, k] = START_LINES[k]
+    for p in range(2):
+        s = START_POWER[p]
+        chips[i, p, 0] = s
+        slot[i, s] = 0
+        for c in range(8):
+            s = START_REGULAR[p, c]
+            chips[i, p, c + 1] = s
+            slot[i, s] = c + 1
+        home[i, p] = 0
+    tomove[i] = 0
+    passes[i] = 0
+    last[i] = -1
+    key[i] = START_KEY
+    moves[i] = 0
+    hlen[i] = 0
+    player[i] = 0
+    clear_repetitions(rep_keys, rep_counts, i)
+    reps[i, 0] = count_position(rep_keys, rep_counts, i, START_KEY)
+    reps[i, 1] = 0
+
+
+@njit(cache=True, inline="always")
+def _free(p, s, d, occ0, occ1) -> int:
+    """How many empty squares a chip of ``p`` on ``s`` passes going in diagonal direction ``d``
+    (a bit count of zero words gives 64, and ``STOP`` maps "no chip" to the ray's end)."""
+    bits = RAY_BITS[p, s, d]
+    lo = occ0 & bits[0]
+    hi = occ1 & bits[1]
+    if DELTA[d] > 0:  # the lowest chip: square 0..127, 128 when none
+        low = np.int64(trailing_zeros(lo))
+        first = low + (np.int64(trailing_zeros(hi)) if low == 64 else 0)
+    else:  # the highest chip: square 127..0, -1 when none
+        high = 127 - np.int64(leading_zeros(hi))
+        first = high if high >= 64 else 63 - np.int64(leading_zeros(lo))
+    return min(np.int64(STOP[s, first + 1]), np.int64(RAY_LENGTH[p, s, d]))
+
+
+@njit(cache=True, inline="always")
+def _write_legal(i, chips, occ, lines, tomove, mask, legal, nlegal) -> None:
+    """The mover's legal list: the power chip's stops, each regular chip's slide ends, else pass.
+    The entries set before are cleared first; then the moves are written to ``legal`` without a
+    branch per ray (a power chip ray's 9 candidates and a regular chip's empty slide are written
+    and only the real ones counted), then marked in ``mask``."""
+    mask_row = mask[i]
+    out = legal[i]
+    for k in range(nlegal[i]):
+        mask_row[out[k]] = False
+    p = tomove[i]
+    n = 0
+    s = np.int64(chips[i, p, 0])
+    base = s * (NUM_SQUARES + 1)
+    row, column = SQ_ROW[s], SQ_COLUMN[s]
+    across = np.int64(RUN_ROW[column, lines[i, row]])
+    along = np.int64(RUN_COL[row, lines[i, NUM_ROWS + column]])
+    lengths = RAY_LENGTH[p, s]
+    for d in range(8):
+        if d == 0:
+            free = min(along & 15, np.int64(lengths[0]))
+        elif d == 1:
+            free = min(along >> 4, np.int64(lengths[1]))
+        elif d == 2:
+            free = min(across & 15, np.int64(lengths[2]))
+        elif d == 3:
+            free = min(across >> 4, np.int64(lengths[3]))
+        else:
+            free = _free(p, s, d, occ[i, 0], occ[i, 1])
+        delta = DELTA[d]
+        for k in range(RAY_WRITE):
+            out[n + k] = base + (k + 1) * delta
+        n += free
+    for c in range(1, 9):
+        s = np.int64(chips[i, p, c])
+        base = s * (NUM_SQUARES + 1)
+        row, column = SQ_ROW[s], SQ_COLUMN[s]
+        across = np.int64(RUN_ROW[column, lines[i, row]])
+        along = np.int64(RUN_COL[row, lines[i, NUM_ROWS + column]])
+        lengths = RAY_LENGTH[p, s]
+        free = min(along & 15, np.int64(lengths[0]))
+        out[n] = base + free * NUM_COLUMNS
+        n += free > 0
+        free = min(along >> 4, np.int64(lengths[1]))
+        out[n] = base - free * NUM_COLUMNS
+        n += free > 0
+        free = min(across & 15, np.int64(lengths[2]))
+        out[n] = base + free
+        n += free > 0
+        free = min(across >> 4, np.int64(lengths[3]))
+        out[n] = base - free
+        n += free > 0
+    if n == 0:
+        out[0] = PASS
+        n = 1
+    for k in range(n):
+        mask_row[out[k]] = True
+    nlegal[i] = n
+
+
+@njit(cache=True, inline="always")
+def _build_view(out, pattern, i, chips, passes, last, reps, history_length, viewer, to_move_flag, scale) -> None:
+    """The core's observation tensor of row ``i`` for ``viewer`` into the flat row ``out``
+    (``CELLS`` floats; ``pattern`` is 16 floats of scratch): every square as an empty square
+    with planes 7-10 filled, one vector store each, then the corners, chips and last move."""
+    for k in range(VECTOR):
+        pattern[k] = 0.0
+    pattern[6] = 1.0
+    pattern[7] = to_move_flag
+    pattern[8] = 1.0 if passes[i] > 0 else 0.0
+    pattern[9] = np.float32(min(reps, 3) / 3.0)
+    pattern[10] = np.float32(min(1.0, history_length / scale)) if history_length > 0 else np.float32(0.0)
+    _fill_squares(out, pattern, NUM_SQUARES - 1)
+    for k in range(NUM_PLANES):  # the last square by itself: a vector store would run past the row
+        out[(NUM_SQUARES - 1) * NUM_PLANES + k] = pattern[k]
+    cells = CORNER_CELLS[viewer]
+    for k in range(cells.shape[0]):
+        out[cells[k]] = 1.0
+    for p in range(2):
+        side = 0 if p == viewer else 2
+        for c in range(9):
+            b = np.int64(chips[i, p, c]) * NUM_PLANES
+            out[b + 6] = 0.0
+            out[b + side + (1 if c == 0 else 0)] = 1.0  # index 0 is the power chip
+    a = last[i]
+    if history_length > 0 and a != PASS and a >= 0:
+        out[(a // NUM_SQUARES) * NUM_PLANES + 11] = 1.0
+        out[(a % NUM_SQUARES) * NUM_PLANES + 12] = 1.0
+
+
+@njit(cache=True, inline="always")
+def _stream_row(out, scratch) -> None:
+    """``scratch[:CELLS]`` into the row ``out``: non-temporal 64-byte stores for its whole cache
+    lines, ordinary stores for the partial lines at either end (shared with the next rows)."""
+    head = min(((64 - (_address(out) & 63)) & 63) >> 2, CELLS)
+    for k in range(head):
+        out[k] = scratch[k]
+    count = (CELLS - head) // VECTOR
+    for v in range(count):
+        _stream16(out, head + v * VECTOR, scratch, head + v * VECTOR)
+    for k in range(head + count * VECTOR, CELLS):
+        out[k] = scratch[k]
+
+
+@njit(cache=True, inline="always")
+def _write_view(out, scratch, i, chips, passes, last, reps, history_length, viewer, to_move_flag, scale,
+                stream) -> None:
+    """The view into the row ``out``: built in place, or (``stream``) in ``scratch`` and streamed."""
+    if stream:
+        _build_view(scratch, scratch[CELLS + VECTOR:], i, chips, passes, last, reps, history_length, viewer,
+                    to_move_flag, scale)
+        _stream_row(out, scratch)
+    else:
+        _build_view(out, scratch[CELLS + VECTOR:], i, chips, passes, last, reps, history_length, viewer,
+                    to_move_flag, scale)
+
+
+@njit(cache=True, inline="always")
+def _apply(i, a, chips, slot, occ, lines, home, tomove, passes, last, key, reps, rep_keys, rep_counts) -> int:
+    """Play action ``a`` for the player to move; returns -1 if play goes on, the winner's seat,
+    or 2 for a draw (two passes, or the third occurrence of a position)."""
+    p = tomove[i]
+    if a == PASS:
+        passes[i] += 1
+    else:
+        passes[i] = 0
+        origin, target = a // NUM_SQUARES, a % NUM_SQUARES
+        c = slot[i, origin]
+        slot[i, target] = c
+        occ[i, origin >> 6] ^= np.uint64(1) << np.uint64(origin & 63)
+        occ[i, target >> 6] ^= np.uint64(1) << np.uint64(target & 63)
+        lines[i, SQ_ROW[origin]] ^= 1 << SQ_COLUMN[origin]
+        lines[i, NUM_ROWS + SQ_COLUMN[origin]] ^= 1 << SQ_ROW[origin]
+        lines[i, SQ_ROW[target]] ^= 1 << SQ_COLUMN[target]
+        lines[i, NUM_ROWS + SQ_COLUMN[target]] ^= 1 << SQ_ROW[target]
+        chips[i, p, c] = target
+        z = Z_POWER[p] if c == 0 else Z_REGULAR[p]
+        key[i] ^= z[origin] ^ z[target]
+        if CORNER[p, target] and not CORNER[p, origin]:
+            home[i, p] += 1
+    last[i] = a
+    q = 1 - p
+    tomove[i] = q
+    two_ago = reps[i, 1]
+    reps[i, 1] = reps[i, 0]
+    if home[i, p] == 9:  # never seen before: every earlier position had at most 8 of p's chips home
+        reps[i, 0] = 0
+        return p
+    if passes[i] >= 2:  # the position after the move before the two passes, not counted again
+        reps[i, 0] = two_ago
+        return 2
+    count = count_position(rep_keys, rep_counts, i, _position_key(key[i], q))
+    reps[i, 0] = count
+    return 2 if count >= 3 else -1
+
+
+def _scratch() -> np.ndarray:
+    return np.empty(CELLS + 2 * VECTOR, np.float32)
+
+
+# ----- kernels ----------------------------------------------------------------------------------
+
+
+@njit(cache=True, nogil=True)
+def reset_rows(lo, hi, which, chips, slot, occ, lines, home, tomove, passes, last, key, reps, common, scale,
+               stream) -> None:
+    common = borrowed(common)
+    which, chips, slot, occ, lines, home, tomove, passes, last, key, reps = borrowed(
+        (which, chips, slot, occ, lines, home, tomove, passes, last, key, reps))
+    obs, mask, legal, nlegal = common[0], common[1], common[13], common[14]
+    scratch = np.empty(CELLS + 2 * VECTOR, np.float32)
+    flat = obs.reshape((obs.shape[0], CELLS))
+    for i in range(lo, hi):
+        if which[i]:
+            _start_row(i, chips, slot, occ, lines, home, tomove, passes, last, key, reps, common)
+            _write_legal(i, chips, occ, lines, tomove, mask, legal, nlegal)
+            _write_view(flat[i], scratch, i, chips, passes, last, reps[i, 0], 0, 0, 1.0, scale, stream)
+    if stream:
+        _store_fence()
+
+
+@njit(cache=True, nogil=True)
+def step_rows(lo, hi, actions, chips, slot, occ, lines, home, tomove, passes, last, key, reps, common, max_moves,
+              auto_reset, final_view, scale, stream) -> None:
+    common = (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
+              legal, nlegal, rep_keys, rep_counts) = borrowed(common)
+    actions, chips, slot, occ, lines, home, tomove, passes, last, key, reps = borrowed(
+        (actions, chips, slot, occ, lines, home, tomove, passes, last, key, reps))
+    flat = obs.reshape((obs.shape[0], CELLS))
+    final_flat = final_obs.reshape((final_obs.shape[0], CELLS))
+    scratch = np.empty((2, CELLS + 2 * VECTOR), np.float32)
+    # streaming: a row's view is built in one scratch buffer and streamed out after the next
+    # row's is built in the other (its stores have reached the cache by then)
+    pending = -1
+    half = 0
+    for i in range(lo, hi):
+        if i + AHEAD < hi:
+            _prefetch_row(i + AHEAD, actions, player, chips, slot, key, mask, rep_keys)
+        a = take_action(actions, player, rewards, term, trunc, hist, hlen, moves, i)
+        if a < 0:
+            continue
+        mover = player[i]
+        result = _apply(i, a, chips, slot, occ, lines, home, tomove, passes, last, key, reps, rep_keys, rep_counts)
+        if result < 0 and moves[i] < max_moves:
+            player[i] = 1 - mover
+            _write_legal(i, chips, occ, lines, tomove, mask, legal, nlegal)
+            if stream:
+                buffer = scratch[half]
+                _build_view(buffer, buffer[CELLS + VECTOR:], i, chips, passes, last, reps[i, 0], hlen[i], 1 - mover,
+                            1.0, scale)
+                if pending >= 0:
+                    _stream_row(flat[pending], scratch[1 - half])
+                pending = i
+                half = 1 - half
+            else:
+                _build_view(flat[i], scratch[0, CELLS + VECTOR:], i, chips, passes, last, reps[i, 0], hlen[i],
+                            1 - mover, 1.0, scale)
+            continue
+        record_end(rewards, term, trunc, i, result)
+        viewer = mover if final_view < 0 else final_view
+        flag = 1.0 if result < 0 and viewer == tomove[i] else 0.0
+        _build_view(final_flat[i], scratch[half, CELLS + VECTOR:], i, chips, passes, last, reps[i, 0], hlen[i],
+                    viewer, flag, scale)
+        keep_history(hist, hlen, last_hist, last_hlen, i)
+        if auto_reset:
+            _start_row(i, chips, slot, occ, lines, home, tomove, passes, last, key, reps, common)
+            _write_legal(i, chips, occ, lines, tomove, mask, legal, nlegal)
+            _build_view(flat[i], scratch[half, CELLS + VECTOR:], i, chips, passes, last, reps[i, 0], 0, 0, 1.0,
+                        scale)
+        else:
+            player[i] = TERMINAL
+            clear_legal(mask, legal, nlegal, i)
+            flat[i, :] = final_flat[i, :]
+    if pending >= 0:
+        _stream_row(flat[pending], scratch[1 - half])
+    if stream:
+        _store_fence()
+
+
+@njit(cache=True, nogil=True)
+def replay_row(i, history, chips, slot, occ, lines, home, tomove, passes, last, key, reps, common, scale) -> None:
+    common = (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
+              legal, nlegal, rep_keys, rep_counts) = borrowed(common)
+    history, chips, slot, occ, lines, home, tomove, passes, last, key, reps = borrowed(
+        (history, chips, slot, occ, lines, home, tomove, passes, last, key, reps))
+    _start_row(i, chips, slot, occ, lines, home, tomove, passes, last, key, reps, common)
+    for a in history:
+        push_history(hist, hlen, i, a)
+        moves[i] += 1
+        _apply(i, a, chips, slot, occ, lines, home, tomove, passes, last, key, reps, rep_keys, rep_counts)
+    player[i] = tomove[i]
+    _write_legal(i, chips, occ, lines, tomove, mask, legal, nlegal)
+    flat = obs.reshape((obs.shape[0], CELLS))
+    scratch = np.empty(CELLS + 2 * VECTOR, np.float32)
+    _write_view(flat[i], scratch, i, chips, passes, last, reps[i, 0], hlen[i], tomove[i], 1.0, scale, False)
+
+
+class OutwitKernels(GameKernels):
+    max_legal = LEGAL_CAPACITY  # MAX_LEGAL plus room for the power chip's last 9-wide ray write
+
+    def allocate(self, num_envs: int) -> None:
+        self.chips = np.zeros((num_envs, 2, 9), np.int8)
+        self.slot = np.zeros((num_envs, NUM_SQUARES), np.int8)
+        self.occ = np.zeros((num_envs, 2), np.uint64)
+        self.lines = np.zeros((num_envs, NUM_LINES), np.int16)
+        self.home = np.zeros((num_envs, 2), np.int8)
+        self.tomove = np.zeros(num_envs, np.int8)
+        self.passes = np.zeros(num_envs, np.int8)
+        self.last = np.full(num_envs, -1, np.int32)
+        self.key = np.zeros(num_envs, np.uint64)
+        self.reps = np.zeros((num_envs, 2), np.int32)
+        self.scale = float(self.game.max_moves_default)
+        self.stream = num_envs * CELLS * 4 >= STREAM_BYTES
+
+    def _arrays(self) -> tuple:
+        return (self.chips, self.slot, self.occ, self.lines, self.home, self.tomove, self.passes, self.last, self.key,
+                self.reps)
+
+    def history_capacity(self, max_moves: int) -> int:
+        return max_moves  # no chance events
+
+    def positions_per_game(self, max_moves: int) -> int:
+        return max_moves + 1
+
+    def reset(self, lo, hi, which, common) -> None:
+        reset_rows(lo, hi, which, *self._arrays(), common, self.scale, self.stream)
+
+    def step(self, lo, hi, actions, common, max_moves, auto_reset, final_view) -> None:
+        step_rows(lo, hi, actions, *self._arrays(), common, max_moves, auto_reset, final_view, self.scale,
+                  self.stream)
+
+    def replay(self, i, history, common) -> None:
+        replay_row(i, history, *self._arrays(), common, self.scale)
+
+    def heuristic(self, lo, hi, out, common) -> None:
+        from fox_envs.games.outwit.kernels_heuristic import heuristic_rows
+
+        heuristic_rows(lo, hi, out, self.chips, self.slot, self.occ, self.home, self.key, common)

@@ -1,0 +1,1 @@
+"""The terminal user interface: the command line, terminal play and move building."""

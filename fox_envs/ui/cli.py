@@ -1,0 +1,381 @@
+"""The command line: ``python -m fox_envs`` (also the ``fox-envs`` console script).
+
+Commands: ``list``, ``play``, ``arena``, ``tournament``, ``replay``, ``bench``; ``--help`` on
+each. ``main(argv)`` returns the exit code (0 ok, 1 game abandoned or, for ``arena`` and
+``tournament``, games lost with a worker process (the finished games are still reported and
+saved), 2 bad arguments or input).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from fox_envs.core import ending
+from fox_envs.core.game import CHANCE
+from fox_envs.core.aec import make
+from fox_envs.core.registry import GAMES, make_game, spec
+from fox_envs.evaluation.pool import WorkerLostError
+
+# ----- helpers ---------------------------------------------------------------------------------
+def parse_params(items: Sequence[str] | None) -> dict[str, Any]:
+    """``["num_players=3", "ordered_rows=true"]`` -> params (values read as JSON, else text)."""
+    params: dict[str, Any] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"bad --param {item!r}: write name=value")
+        if value in ("True", "False"):
+            params[key] = value == "True"
+            continue
+        try:
+            params[key] = json.loads(value)
+        except ValueError:
+            params[key] = value
+    return params
+
+
+class Progress:
+    """A plain-text progress bar on stderr (no dependency)."""
+
+    def __init__(self, label: str, stream=None, width: int = 30) -> None:
+        self.label, self.width = label, width
+        self.stream = stream if stream is not None else sys.stderr
+        self.shown = -1
+        self.start = time.perf_counter()
+
+    def __call__(self, done: int, total: int) -> None:
+        tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+        steps = self.width if tty else 10  # not a terminal: one line per 10 %
+        filled = steps * done // total if total else steps
+        if filled == self.shown and done != total:
+            return
+        self.shown = filled
+        bar_fill = self.width * done // total if total else self.width
+        bar = "#" * bar_fill + "-" * (self.width - bar_fill)
+        elapsed = time.perf_counter() - self.start
+        text = f"{self.label} [{bar}] {done}/{total} games {elapsed:.1f}s"
+        if tty:
+            self.stream.write("\r" + text + ("\n" if done == total else ""))
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+
+def _add_game_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--param", action="append", metavar="NAME=VALUE",
+                        help="a game parameter (repeatable), e.g. --param num_players=3; values are JSON")
+    parser.add_argument("--max-moves", type=int, default=None,
+                        help="truncate after this many player decisions (default: the game's)")
+
+
+def _add_match_options(parser: argparse.ArgumentParser, games: int) -> None:
+    _add_game_options(parser)
+    parser.add_argument("--games", type=int, default=games, help=f"games per match (default {games})")
+    parser.add_argument("--workers", type=int, default=1,
+                        help="worker processes, or Ray tasks at a time with --backend ray (default 1)")
+    parser.add_argument("--backend", choices=("process", "ray"), default="process",
+                        help="play in local worker processes (default) or as Ray tasks (needs fox_envs[rllib])")
+    parser.add_argument("--address", default=None,
+                        help="with --backend ray: the Ray cluster to join, e.g. 10.0.0.1:6379 "
+                             "(default: RAY_ADDRESS, a cluster started here with 'ray start', else a new local Ray)")
+    parser.add_argument("--seed", type=int, default=0, help="match seed (default 0)")
+    parser.add_argument("--rotation", choices=("permutations", "cyclic"), default="permutations",
+                        help="seat rotation: all n! seat orders (default) or the n cyclic shifts")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="fox-envs", description="fox_envs: play, evaluate and replay the fox games.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("list", help="games, their params, and agents")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+
+    p = sub.add_parser("play", help="play in the terminal against agents",
+                       description="Play in the terminal. Type a move in the game's notation (b2, CR@c3, "
+                                   "put red on 2 as pink) or build it step by step from the choices shown; "
+                                   "commands: help, moves, back, board, rules, quit.")
+    p.add_argument("env", metavar="ENV", help="env id (python -m fox_envs list shows them)")
+    p.add_argument("--seats", default=None,
+                   help="one agent per seat, comma separated: human, random, heuristic, mcts:..., module:callable "
+                        "(default: human in seat 0, heuristic elsewhere)")
+    p.add_argument("--seed", type=int, default=None, help="seed for chance and the agents (default: random)")
+    p.add_argument("--plain", action="store_true",
+                   help="print boards one after another (default on a terminal: redraw the screen)")
+    _add_game_options(p)
+
+    p = sub.add_parser("arena", help="a match between agents with seats rotated")
+    p.add_argument("env", metavar="ENV")
+    p.add_argument("agents", metavar="AGENT", nargs="+", help="one per seat (or one for every seat)")
+    _add_match_options(p, games=100)
+    p.add_argument("--out", help="write the results as JSON here")
+    p.add_argument("--record-dir", help="save every game record (JSON) in this directory")
+
+    p = sub.add_parser("tournament", help="round robin with ratings and a cross table")
+    p.add_argument("env", metavar="ENV")
+    p.add_argument("agents", metavar="AGENT", nargs="+")
+    _add_match_options(p, games=50)
+    p.add_argument("--bootstrap", type=int, default=200, help="bootstrap samples for rating intervals (default 200)")
+    p.add_argument("--out", help="write the results as JSON here")
+    p.add_argument("--csv", help="write ratings and cross table as CSV here")
+    p.add_argument("--plot", help="save a PNG here: the ratings with their intervals beside the cross table as a "
+                                  "heat map (needs matplotlib: pip install 'fox_envs[plot]')")
+
+    p = sub.add_parser("replay", help="step through a saved game record")
+    p.add_argument("file", metavar="FILE", help="a game record (arena --record-dir) or a State.to_json file")
+    p.add_argument("--gif", help="write an animated GIF of the rgb_array frames here")
+    p.add_argument("--duration", type=int, default=700, help="GIF milliseconds per frame (default 700)")
+    p.add_argument("--step", action="store_true", help="wait for Enter between boards")
+    p.add_argument("--quiet", action="store_true", help="print only the summary (with --gif)")
+
+    p = sub.add_parser("bench", help="random-play steps per second of the public env() per game")
+    p.add_argument("envs", metavar="ENV", nargs="*", help="env ids (default: all)")
+    p.add_argument("--steps", type=int, default=20000, help="steps per env (default 20000)")
+    p.add_argument("--seed", type=int, default=0)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    command = {"list": cmd_list, "play": cmd_play, "arena": cmd_arena, "tournament": cmd_tournament,
+               "replay": cmd_replay, "bench": cmd_bench}[args.command]
+    try:
+        return command(args)
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+    except (ValueError, OSError) as error:  # InvalidParameterError, IllegalActionError, ... are ValueErrors
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    except ImportError as error:  # an optional extra that is not installed (--backend ray)
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+# ----- list ----------------------------------------------------------------------------------------
+GENERIC_AGENT_HELP = [  # (name, syntax, description)
+    ("random", "random", "uniformly random legal move"),
+    ("heuristic", "heuristic", "the game's hand-written heuristic"),
+    ("mcts", "mcts[:simulations=N,c=1.4,rollout=random|heuristic,rollout_limit=N,decisive=true,safety=true,reuse=true,anchor=Z,preset=plain]", "UCT search on the rules core (tuned per game, docs/evaluation.md)"),
+    ("module:callable", "module:callable", "your factory, called as factory(env_id=..., seed=...)"),
+    ("policy file", "path/to/policy.json|.npz|.pkl", "a saved policy file (docs/evaluation.md)"),
+    ("human", "human", "you, at the terminal (play only)"),
+]
+
+
+def agent_help() -> list[tuple[str, str, str]]:
+    """(name, syntax, description) of every agent: the built-in ones, then each game's own
+    (from the specs, with the games that have it), then the other ways to name an agent."""
+    own: dict[str, tuple[str, str, list[str]]] = {}
+    for env_id, game in GAMES.items():
+        for name, agent in game.agents.items():
+            usage, summary, titles = own.setdefault(name, (agent.usage or name, agent.summary, []))
+            titles.append(game.title)
+    rows = GENERIC_AGENT_HELP[:3]
+    rows += [(name, usage, f"{' and '.join(titles)} only: {summary}") for name, (usage, summary, titles) in own.items()]
+    return rows + GENERIC_AGENT_HELP[3:]
+
+
+def describe_games() -> list[dict[str, Any]]:
+    games = []
+    for env_id in GAMES:
+        try:
+            game = make_game(env_id)
+        except Exception as error:  # a game under construction must not break `list`
+            games.append({"env_id": env_id, "error": str(error)})
+            continue
+        games.append({
+            "env_id": env_id, "players": game.num_players, "actions": game.num_actions,
+            "zero_sum": game.zero_sum, "perfect_information": game.perfect_information,
+            "max_moves_default": game.max_moves_default, "gym_id": "fox_envs/" + GAMES[env_id].gym_id,
+            "title": GAMES[env_id].title,
+            "params": {name: {"default": p.default, "allowed": p.allowed} for name, p in type(game).PARAMS.items()},
+        })
+    return games
+
+
+def cmd_list(args) -> int:
+    games = describe_games()
+    if args.json:
+        agents = [{"name": name, "syntax": syntax, "help": text} for name, syntax, text in agent_help()]
+        print(json.dumps({"games": games, "agents": agents}, indent=1))
+        return 0
+    print("games:")
+    for g in games:
+        if "error" in g:
+            print(f"  {g['env_id']}: cannot load ({g['error']})")
+            continue
+        kind = "zero-sum" if g["zero_sum"] else "cooperative"
+        info = "perfect information" if g["perfect_information"] else "hidden information"
+        print(f"  {g['env_id']}  ({g['gym_id']}): {g['players']} players, {kind}, {info}, "
+              f"{g['actions']} actions, max_moves {g['max_moves_default']}")
+        for name, p in g["params"].items():
+            print(f"      --param {name}={json.dumps(p['default'])}   allowed: {p['allowed']}")
+    print("agents:")
+    for _, syntax, text in agent_help():
+        print(f"  {syntax:<72} {text}")
+    return 0
+
+
+# ----- play ----------------------------------------------------------------------------------------
+def cmd_play(args) -> int:
+    from fox_envs.ui.play import play
+
+    return play(args.env, args.seats, seed=args.seed, params=parse_params(args.param), max_moves=args.max_moves,
+                redraw=False if args.plain else None)
+
+
+# ----- arena / tournament --------------------------------------------------------------------------
+def cmd_arena(args) -> int:
+    from fox_envs.evaluation import evaluate
+
+    params = parse_params(args.param)
+    progress = None if args.quiet else Progress(args.env)
+    start = time.perf_counter()
+    try:
+        result = evaluate(args.env, args.agents, args.games, args.seed, args.workers, params=params,
+                          max_moves=args.max_moves, rotation=args.rotation, keep_records=bool(args.record_dir),
+                          progress=progress, backend=args.backend, ray_address=args.address)
+        code = 0
+    except WorkerLostError as error:  # report and save the games that finished, then say what was lost
+        result, code = error.partial, _report_lost(error)
+    print(result.summary())
+    if args.out:
+        Path(args.out).write_text(json.dumps(result.to_dict(), indent=1) + "\n", encoding="utf-8")
+        print(f"results written to {args.out}", file=sys.stderr)
+    if args.record_dir:
+        directory = Path(args.record_dir)
+        directory.mkdir(parents=True, exist_ok=True)
+        for record in result.records:
+            record.save(directory / f"game_{record.game_index:05d}.json")
+        print(f"{len(result.records)} game records written to {directory}", file=sys.stderr)
+    print(f"elapsed {time.perf_counter() - start:.1f}s with {args.workers} worker(s)"
+          + (" on Ray" if args.backend == "ray" else ""), file=sys.stderr)
+    return code
+
+
+def _report_lost(error) -> int:
+    print(f"\nerror: {error}", file=sys.stderr)
+    return 1
+
+
+def cmd_tournament(args) -> int:
+    from fox_envs.evaluation import plot_tournament, round_robin
+
+    if args.plot:  # a missing plot extra is an error before the games, not after them
+        from fox_envs.evaluation.plots import import_pyplot
+
+        import_pyplot()
+    progress = None if args.quiet else Progress(f"{args.env} round robin")
+    try:
+        result = round_robin(args.env, args.agents, args.games, args.seed, args.workers,
+                             params=parse_params(args.param), max_moves=args.max_moves, bootstrap=args.bootstrap,
+                             rotation=args.rotation, progress=progress, backend=args.backend,
+                             ray_address=args.address)
+        code = 0
+    except WorkerLostError as error:  # report and save the games that finished, then say what was lost
+        result, code = error.partial, _report_lost(error)
+    print(result.summary())
+    result.save(args.out, args.csv)
+    for path in (args.out, args.csv):
+        if path:
+            print(f"written {path}", file=sys.stderr)
+    if args.plot:
+        print(f"plot written to {plot_tournament(result, args.plot)}", file=sys.stderr)
+    return code
+
+
+# ----- replay --------------------------------------------------------------------------------------
+def cmd_replay(args) -> int:
+    from fox_envs.evaluation.records import GameRecord, replay_states
+
+    record = GameRecord.load(args.file)
+    states = replay_states(record)
+    final = states[-1]
+    print(f"{record.game} {json.dumps(record.params, sort_keys=True)}: {len(record.history)} actions"
+          + (f", seed {record.seed} game {record.game_index}" if record.seed is not None else "")
+          + (f", seats {', '.join(record.agents)}" if record.agents else ""))
+    shown = [i for i, state in enumerate(states) if not state.is_chance_node()]  # chance steps: a line each
+    if not args.quiet:
+        for index, state in enumerate(states):
+            if index:
+                before = states[index - 1]
+                mover = before.current_player()
+                who = "chance" if mover == CHANCE else f"player_{mover}"
+                print(f"{'' if before.is_chance_node() else chr(10)}{index}. {who}: "
+                      f"{before.action_to_string(record.history[index - 1])}")
+            if state.is_chance_node():
+                continue
+            print(ending.board_text(state, None, _record_ending(record, index == len(states) - 1)))
+            if args.step and index < len(states) - 1:
+                print("[Enter: next board]", end="", flush=True)
+                if not sys.stdin.readline():
+                    args.step = False
+    if final.is_terminal():
+        returns = [float(r) for r in final.returns()]
+        print("result: " + ", ".join(f"player_{k} {r:+g}" for k, r in enumerate(returns)))
+        if record.returns and not record.truncated and record.returns != returns:
+            print(f"warning: recorded returns {record.returns} differ from the replay's {returns}", file=sys.stderr)
+    else:
+        print("result: not finished" + (" (truncated at max_moves)" if record.truncated else ""))
+    if args.gif:
+        from PIL import Image
+
+        last = len(states) - 1
+        frames = [Image.fromarray(ending.board_picture(states[i], None, _record_ending(record, i == last)))
+                  for i in shown or [last]]
+        frames[0].save(args.gif, save_all=True, append_images=frames[1:], duration=args.duration, loop=0)
+        print(f"{len(frames)} frames written to {args.gif}", file=sys.stderr)
+    return 0
+
+
+def _record_ending(record, last: bool) -> str | None:
+    """The status line of a recorded game truncated at max_moves, for its last board."""
+    return ending.truncated(record.max_moves) if last and record.truncated and record.max_moves else None
+
+
+# ----- bench ---------------------------------------------------------------------------------------
+def random_play_steps_per_second(env_id: str, steps: int, seed: int = 0) -> float:
+    """Steps per second of the public ``env()`` under random play (agent_iter / last /
+    sample from the mask / step), resetting after each game."""
+    env = make(env_id)
+    rng = np.random.default_rng(seed)
+    done = 0
+    episode = 0
+    start = time.perf_counter()
+    while done < steps:
+        env.reset(seed=seed + episode)
+        episode += 1
+        for agent in env.agent_iter():
+            observation, _, termination, truncation, _ = env.last()
+            if termination or truncation:
+                action = None
+            else:
+                legal = np.flatnonzero(observation["action_mask"])
+                action = int(legal[rng.integers(len(legal))])
+            env.step(action)
+            done += 1
+            if done >= steps:
+                break
+    return done / (time.perf_counter() - start)
+
+
+def cmd_bench(args) -> int:
+    env_ids = args.envs or list(GAMES)
+    for env_id in env_ids:
+        spec(env_id)
+    print(f"random play through env(), {args.steps} steps each")
+    for env_id in env_ids:
+        rate = random_play_steps_per_second(env_id, args.steps, args.seed)
+        print(f"  {env_id:<20} {rate:>10,.0f} steps/s")
+    return 0
