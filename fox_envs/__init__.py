@@ -3,7 +3,7 @@
 Public names: ``make``, ``make_game``, ``register_game`` (with ``GameSpec``), ``ENV_IDS``,
 ``state_from_json``, ``CHANCE``, ``TERMINAL``, ``IllegalActionError``,
 ``InvalidParameterError``, ``InvalidStateError``, ``evaluate``; and each game's PettingZoo-style
-module as an attribute (``fox_envs.outwit_v0.env()``), imported when first used.
+module as an attribute (``fox_envs.<env id>.env()``), imported when first used.
 """
 from importlib import import_module
 from typing import Any
@@ -44,7 +44,7 @@ from fox_envs.evaluation import evaluate  # noqa: E402  (after the games are reg
 
 def __getattr__(name: str) -> Any:
     """``ENV_IDS`` (every registered id, read when asked) and the games' env modules
-    (``fox_envs.outwit_v0``), imported lazily so that ``import fox_envs`` stays fast."""
+    (``fox_envs.<env id>``), imported lazily so that ``import fox_envs`` stays fast."""
     if name == "ENV_IDS":
         return registry.env_ids()
     game = registry.GAMES.get(name)

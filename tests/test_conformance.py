@@ -1,6 +1,6 @@
 """Conformance suite: runs over every registered env id and param variant (SPEC 1.1, 1.2).
 
-A new game gets all of this by adding its ``GameEntry`` to the registry.
+A new game gets all of this by registering its ``GameSpec`` (``fox_envs.register_game``).
 """
 from __future__ import annotations
 

@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import dataclass, fields, replace
 from typing import Any, Callable
 
 import numpy as np
@@ -81,69 +82,119 @@ def _is_int(value: Any, low: int) -> bool:
     return not isinstance(value, bool) and isinstance(value, int) and value >= low
 
 
+def _is_number(value: Any, low: float) -> bool:
+    return not isinstance(value, bool) and isinstance(value, (int, float)) and value >= low
+
+
+@dataclass(frozen=True)
+class SearchSettings:
+    """The search options of ``MCTSAgent`` (see the module doc), checked when made: a bad value
+    raises ``InvalidParameterError``. ``rollout`` is a name in ``ROLLOUTS`` or an agent with
+    ``act(state, player)``; ``evaluator`` a name in ``EVALUATORS`` or a callable ``value(state)``."""
+
+    simulations: int = 200
+    c: float = 1.4
+    rollout: Any = "random"
+    rollout_limit: int = 200
+    evaluator: Any = "none"
+    decisive: bool = False
+    safety: bool = False
+    reuse: bool = False
+    anchor: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not _is_int(self.simulations, 1):
+            raise InvalidParameterError(f"mcts: simulations must be an integer >= 1, got {self.simulations!r}")
+        if not _is_number(self.c, 0):
+            raise InvalidParameterError(f"mcts: c (exploration constant) must be a number >= 0, got {self.c!r}")
+        if not _is_int(self.rollout_limit, 0):
+            raise InvalidParameterError(f"mcts: rollout_limit must be an integer >= 0, got {self.rollout_limit!r}")
+        if not _is_number(self.anchor, 0):
+            raise InvalidParameterError(f"mcts: anchor must be a number >= 0, got {self.anchor!r}")
+        for flag in ("decisive", "safety", "reuse"):
+            value = getattr(self, flag)
+            if not isinstance(value, bool):
+                raise InvalidParameterError(f"mcts: {flag} must be true or false, got {value!r}")
+        if isinstance(self.rollout, str) and self.rollout not in ROLLOUTS:
+            raise InvalidParameterError(f"mcts: rollout must be one of {', '.join(ROLLOUTS)}, got {self.rollout!r}")
+        if isinstance(self.evaluator, str) and self.evaluator not in EVALUATORS:
+            raise InvalidParameterError(
+                f"mcts: evaluator must be one of {', '.join(EVALUATORS)}, got {self.evaluator!r}")
+
+    @property
+    def needs_knowledge(self) -> bool:
+        """Whether a game knowledge object may serve these settings (game rollouts or leaf
+        values, or the fast win tests of the root rules)."""
+        return self.rollout == "game" or self.evaluator == "game" or self.safety or self.decisive
+
+
+SEARCH_OPTIONS = tuple(f.name for f in fields(SearchSettings))
+
+
+def search_settings(settings: SearchSettings | None = None, **options: Any) -> SearchSettings:
+    """``settings`` (default: the plain ``SearchSettings()``) with the fields named in
+    ``options`` replaced; an option that is no field raises ``TypeError`` naming the allowed ones."""
+    if settings is None:
+        settings = SearchSettings()
+    elif not isinstance(settings, SearchSettings):
+        raise InvalidParameterError(f"mcts: settings must be a SearchSettings, got {type(settings).__name__}")
+    unknown = sorted(set(options) - set(SEARCH_OPTIONS))
+    if unknown:
+        raise TypeError(f"unexpected options {unknown}; allowed: {', '.join(SEARCH_OPTIONS)}, settings")
+    return replace(settings, **options) if options else settings
+
+
 class MCTSAgent(SeededAgent):
-    """UCT with rollouts, optional leaf evaluation, chance sampling and determinisation."""
+    """UCT with rollouts, optional leaf evaluation, chance sampling and determinisation.
+
+    The search options come as one ``SearchSettings`` (``settings=``), as its fields by keyword
+    (``MCTSAgent(seed=0, simulations=400, c=1.0)``), or both (the keywords replace those fields
+    of ``settings``). ``env_id`` names the game (needed for heuristic rollouts and to load its
+    ``knowledge`` hooks when the settings use them and none is given)."""
 
     name = "mcts"
 
-    def __init__(self, seed: int | None = None, simulations: int = 200, c: float = 1.4,
-                 rollout: Any = "random", rollout_limit: int = 200, evaluator: Any = "none",
-                 decisive: bool = False, safety: bool = False, reuse: bool = False, anchor: float = 0.0,
-                 env_id: str | None = None, knowledge: Any = None) -> None:
-        if not _is_int(simulations, 1):
-            raise InvalidParameterError(f"mcts: simulations must be an integer >= 1, got {simulations!r}")
-        if isinstance(c, bool) or not isinstance(c, (int, float)) or not c >= 0:
-            raise InvalidParameterError(f"mcts: c (exploration constant) must be a number >= 0, got {c!r}")
-        if not _is_int(rollout_limit, 0):
-            raise InvalidParameterError(f"mcts: rollout_limit must be an integer >= 0, got {rollout_limit!r}")
-        if isinstance(anchor, bool) or not isinstance(anchor, (int, float)) or not anchor >= 0:
-            raise InvalidParameterError(f"mcts: anchor must be a number >= 0, got {anchor!r}")
-        for flag, value in (("decisive", decisive), ("safety", safety), ("reuse", reuse)):
-            if not isinstance(value, bool):
-                raise InvalidParameterError(f"mcts: {flag} must be true or false, got {value!r}")
-        if isinstance(rollout, str) and rollout not in ROLLOUTS:
-            raise InvalidParameterError(f"mcts: rollout must be one of {', '.join(ROLLOUTS)}, got {rollout!r}")
-        if isinstance(evaluator, str) and evaluator not in EVALUATORS:
-            raise InvalidParameterError(f"mcts: evaluator must be one of {', '.join(EVALUATORS)}, got {evaluator!r}")
-        if knowledge is None and (rollout == "game" or evaluator == "game" or safety or decisive) and env_id is not None:
+    def __init__(self, seed: int | None = None, *, settings: SearchSettings | None = None,
+                 env_id: str | None = None, knowledge: Any = None, **options: Any) -> None:
+        settings = search_settings(settings, **options)
+        rollout, evaluator = settings.rollout, settings.evaluator
+        if knowledge is None and settings.needs_knowledge and env_id is not None:
             knowledge = knowledge_for(env_id)
         super().__init__(seed)
-        self.simulations = simulations
-        self.c = float(c)
+        self.settings = settings
+        self.simulations = settings.simulations
+        self.c = float(settings.c)
         self.rollout = rollout if isinstance(rollout, str) else getattr(rollout, "name", "custom")
-        self.rollout_limit = rollout_limit
-        self.decisive = decisive
-        self.safety = safety
-        self.reuse = reuse
-        self.anchor = float(anchor)
+        self.rollout_limit = settings.rollout_limit
+        self.decisive = settings.decisive
+        self.safety = settings.safety
+        self.reuse = settings.reuse
+        self.anchor = float(settings.anchor)
         self.env_id = env_id
         self.knowledge = knowledge
         self.random = random.Random(seed)
         self._rollout_agent = None  # an object with act(state, player)
         self._rollout_hook: Callable[[State, int, random.Random], int] | None = None
+        self._set_rollout(rollout, knowledge, seed)
+        self.evaluator: Callable[[State], np.ndarray | None] | None = _leaf_evaluator(evaluator, knowledge, env_id)
+        self._wins_now: Callable[[State], bool | None] | None = getattr(knowledge, "wins_now", None)
+        self._tree: tuple[list[int], _Node] | None = None  # (history at the root, root) for reuse
+
+    def _set_rollout(self, rollout: Any, knowledge: Any, seed: int | None) -> None:
+        """The rollout policy: the game's heuristic agent, the knowledge's ``rollout_action``
+        hook, a given agent, or none (``"random"``)."""
         if rollout == "heuristic":
-            if env_id is None:
+            if self.env_id is None:
                 raise InvalidParameterError("mcts: rollout='heuristic' needs env_id (use make_agent)")
-            self._rollout_agent = heuristic_agent(env_id, seed=seed)
+            self._rollout_agent = heuristic_agent(self.env_id, seed=seed)
         elif rollout == "game":
             self._rollout_hook = getattr(knowledge, "rollout_action", None)
             if self._rollout_hook is None:
-                raise InvalidParameterError(f"mcts: rollout='game' but {env_id!r} has no rollout policy")
+                raise InvalidParameterError(f"mcts: rollout='game' but {self.env_id!r} has no rollout policy")
         elif not isinstance(rollout, str):
             if not hasattr(rollout, "act"):
                 raise InvalidParameterError("mcts: rollout must be a name or an agent with act(state, player)")
             self._rollout_agent = rollout
-        self.evaluator: Callable[[State], np.ndarray | None] | None = None
-        if evaluator == "game":
-            self.evaluator = getattr(knowledge, "value", None)
-            if self.evaluator is None:
-                raise InvalidParameterError(f"mcts: evaluator='game' but {env_id!r} has no evaluator")
-        elif not isinstance(evaluator, str):
-            if not callable(evaluator):
-                raise InvalidParameterError("mcts: evaluator must be 'none', 'game' or a callable value(state)")
-            self.evaluator = evaluator
-        self._wins_now: Callable[[State], bool | None] | None = getattr(knowledge, "wins_now", None)
-        self._tree: tuple[list[int], _Node] | None = None  # (history at the root, root) for reuse
 
     def reset(self, seed: int | None = None) -> None:
         self._tree = None
@@ -389,6 +440,21 @@ class MCTSAgent(SeededAgent):
         return _some_child(state, budget, lambda after: self._wins_within_turn(after, mover, budget))
 
 
+def _leaf_evaluator(evaluator: Any, knowledge: Any, env_id: str | None) -> Callable[[State], np.ndarray | None] | None:
+    """The leaf value function: the knowledge's ``value`` hook (``"game"``), a given callable,
+    or none (``"none"``)."""
+    if evaluator == "game":
+        value = getattr(knowledge, "value", None)
+        if value is None:
+            raise InvalidParameterError(f"mcts: evaluator='game' but {env_id!r} has no evaluator")
+        return value
+    if not isinstance(evaluator, str):
+        if not callable(evaluator):
+            raise InvalidParameterError("mcts: evaluator must be 'none', 'game' or a callable value(state)")
+        return evaluator
+    return None
+
+
 def _variance(node: _Node) -> float:
     """Sample variance of the returns backed up through ``node`` (1, the most a return in
     [-1, 1] allows, with fewer than two)."""
@@ -424,17 +490,18 @@ def search_defaults(env_id: str) -> dict[str, Any]:
 
 
 def make_mcts(env_id: str | None = None, seed: int | None = None, preset: str = "game",
-              **options: Any) -> MCTSAgent:
+              settings: SearchSettings | None = None, **options: Any) -> MCTSAgent:
     """Factory used by ``make_agent("mcts:...")``: the game's tuned defaults
-    (the spec's ``search_defaults``) updated with ``options``; ``preset="plain"``
-    starts from the plain defaults of ``MCTSAgent`` instead."""
+    (the spec's ``search_defaults``) updated with ``options`` (``SearchSettings`` fields);
+    ``preset="plain"`` starts from the plain defaults of ``MCTSAgent`` instead, and a given
+    ``settings`` object replaces the starting point (the preset is then unused)."""
     if preset not in PRESETS:
         raise InvalidParameterError(f"mcts: preset must be one of {', '.join(PRESETS)}, got {preset!r}")
-    settings: dict[str, Any] = {}
-    if preset == "game" and env_id is not None:
-        settings.update(search_defaults(env_id))
-    settings.update(options)
-    return MCTSAgent(seed=seed, env_id=env_id, **settings)
+    start: dict[str, Any] = {}
+    if settings is None and preset == "game" and env_id is not None:
+        start.update(search_defaults(env_id))
+    start.update(options)
+    return MCTSAgent(seed=seed, settings=settings, env_id=env_id, **start)
 
 
 def _some_child(state: State, budget: list[int], test: Callable[[State], bool]) -> bool:

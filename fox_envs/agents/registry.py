@@ -1,4 +1,4 @@
-"""Agents by name: ``make_agent("heuristic", "outwit_v0", seed=1)``.
+"""Agents by name: ``make_agent("heuristic", env_id, seed=1)``.
 
 A spec is one of:
 

@@ -5,8 +5,8 @@ public ``env()``: an illegal or malformed action ends the game with -1 for the o
 usual order enforcement. Chance nodes are resolved here with the env's seeded ``np_random``.
 
 Rendering and hidden information: ``render_viewer`` says whose view ``render()`` shows (text and
-picture alike). **The default, ``None``, shows everything, hidden facts included** (in Outfoxed:
-every face-down card, both hands, the kept cards): it is for watching or debugging, never for
+picture alike). **The default, ``None``, shows everything, hidden facts included** (in a card game:
+every face-down card, both hands): it is for watching or debugging, never for
 an agent. A seat (``0``) or an agent name (``"player_0"``) shows only what that player may
 know. In perfect-information games every view is the whole board.
 
@@ -234,8 +234,8 @@ class IllegalActionWrapper(OrderEnforcingWrapper):
             raw.end_with_illegal_action(error)
 
     # ``last`` and ``agent_iter`` read the wrapped env directly: PettingZoo's versions read each
-    # attribute through two ``__getattr__`` layers, about a microsecond apiece (half of an
-    # X-Ceter-O ``env()`` step). Before ``reset`` they are PettingZoo's own (and raise its errors).
+    # attribute through two ``__getattr__`` layers, about a microsecond apiece (half of the
+    # cheapest game's ``env()`` step). Before ``reset`` they are PettingZoo's own (and raise its errors).
     def last(self, observe: bool = True) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         if not self._has_reset:
             return super().last(observe)

@@ -10,8 +10,8 @@ A game module subclasses both and implements only its rules:
   (every fact that defines the position, used for equality). A hidden-information game also
   implements ``state_tensor`` (with ``Game.state_shape``) and ``sample_determinisation``.
 
-A game may override ``apply_action`` as one fused validate-and-apply method for speed (X-Ceter-O
-does); it must keep the contract: the same ``IllegalActionError`` messages, the state untouched
+A game may override ``apply_action`` as one fused validate-and-apply method for speed (the
+cheapest games do); it must keep the contract: the same ``IllegalActionError`` messages, the state untouched
 on a bad action, the history appended and the legal-action cache reset.
 
 Everything that is the same for all games lives here: action validation with clear errors, the

@@ -1,7 +1,7 @@
 """Observation layouts: the one transform behind every env's ``observation_layout`` parameter.
 
-The rules core writes an observation in ``Game.observation_shape``: ``(H, W, C)`` for the board
-games (X-Ceter-O, Outwit, Outfox), 1-D for Bye Bye Mr. Fox! and Outfoxed. An env hands it out in
+The rules core writes an observation in ``Game.observation_shape``: ``(H, W, C)`` for a game on a
+grid of squares or points, 1-D for the others. An env hands it out in
 one of three layouts:
 
 * ``"hwc"`` (the default): the core's shape, the core's array itself (no copy);

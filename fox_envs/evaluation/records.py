@@ -3,7 +3,7 @@
 A record is a JSON object (format ``fox_envs.record/1``)::
 
     {"format": "fox_envs.record/1",
-     "game": "xceter_o_v0",            # the env id (same key as State.to_json)
+     "game": "nim_v0",                 # the env id (same key as State.to_json)
      "params": {...},                  # the game's full, normalised params
      "history": [4, 0, ...],           # every action as an int, chance outcomes included
      "moves": ["b2", "a1", ...],       # the same actions in the game's notation

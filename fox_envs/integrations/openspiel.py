@@ -1,24 +1,25 @@
 """OpenSpiel on the rules core: ``load_game(env_id, **params)`` and ``register()``.
 
-``load_game("outwit_v0")`` returns a ``pyspiel.Game`` (an OpenSpiel Python game) whose states
-wrap a rules-core ``State``; ``register()`` makes ``pyspiel.load_game("fox_outwit")`` work for
-every env id (``fox_`` + the id without ``_v0``), with the game's params as OpenSpiel game
-params: ``pyspiel.load_game("fox_outfox", {"num_players": 3})`` or
-``pyspiel.load_game("fox_outfoxed(max_rounds=2)")``::
+``load_game(env_id)`` returns a ``pyspiel.Game`` (an OpenSpiel Python game) whose states wrap
+a rules-core ``State``; ``register()`` makes ``pyspiel.load_game("fox_<name>")`` work for every
+registered env id ``<name>_v0`` (``fox_`` + the id without ``_v0``), with the game's params as
+OpenSpiel game params (``pyspiel.load_game("fox_<name>", {"num_players": 3})`` or
+``pyspiel.load_game("fox_<name>(max_rounds=2)")``)::
 
     import pyspiel
     from fox_envs.integrations import openspiel
 
-    game = openspiel.load_game("bye_bye_mr_fox_v0", num_players=3)
+    game = openspiel.load_game(env_id, **params)
     pyspiel.random_sim_test(game, num_sims=5, serialize=True, verbose=False)
 
 What OpenSpiel sees, and where it comes from:
 
-* Game type: sequential; chance explicit (Bye Bye Mr. Fox!, Outfoxed: every chance node of the
-  core with its exact probabilities) or deterministic (the other three); perfect information
-  except Outfoxed; zero-sum except Bye Bye Mr. Fox!, whose players all get the same return
-  (``Utility.IDENTICAL``); terminal rewards. Utilities as the env's rewards: +1 / -1 (three-player
-  Outfox: -0.5 for each loser), 0 for a draw.
+* Game type: sequential; chance explicit (a game with chance nodes: every chance node of the
+  core with its exact probabilities; the spec's ``openspiel`` facts give the most outcomes and
+  chance nodes) or deterministic; perfect or imperfect information as the game declares;
+  zero-sum, or ``Utility.IDENTICAL`` for a cooperative game whose players all get the same
+  return; terminal rewards. Utilities as the env's rewards: +1 / -1 (an n-player zero-sum game:
+  -1/(n-1) for each loser), 0 for a draw.
 * ``max_moves`` (a game param; 0, the default, means the env's default for these params) is
   the game's maximum length: after that many player decisions the state is terminal and every
   return is 0 (a draw), as the env's truncation. Chance events do not count.
@@ -26,23 +27,22 @@ What OpenSpiel sees, and where it comes from:
   Observation string: the core's ``render_text(player)`` (the text board as that player sees
   it). The information-state tensor is the observation tensor as well (the core's summary of
   what the player knows). The information-state string is the whole history as the player saw
-  it, one action a line (``action_to_string_for``: in Outfoxed the opponent's hidden choices are
-  written ``?``), followed by the player's current text board; in the perfect-information games
+  it, one action a line (``action_to_string_for``: in a hidden-information game the opponent's
+  hidden choices are written ``?``), followed by the player's current text board; in the perfect-information games
   every action is seen in full. None of these holds a fact hidden from the player.
 * ``resample_from_infostate(player, sampler)``: the core's ``sample_determinisation`` (a state
   the player cannot tell from this one, the hidden facts redrawn), seeded from ``sampler()``; in
   the perfect-information games a copy of the state.
 
-OpenSpiel's Python algorithms work on these games: ``MCTSBot`` (any game; on Outfoxed it would
-see the hidden facts, so use ``ISMCTSBot`` there), ``ISMCTSBot`` (Outfoxed), and the Python RL
+OpenSpiel's Python algorithms work on these games: ``MCTSBot`` (any game; on a hidden-information
+game it would see the hidden facts, so use ``ISMCTSBot`` there), ``ISMCTSBot``, and the Python RL
 algorithms through ``rl_environment.Environment``. OpenSpiel's C++ bots (``pyspiel.MCTSBot``,
 ``pyspiel.ISMCTSBot``) crash on Python games (OpenSpiel's own ``python_tic_tac_toe`` too).
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 try:
     import pyspiel
@@ -62,7 +62,7 @@ __all__ = ["load_game", "register", "openspiel_name", "FoxOpenSpielGame", "FoxOp
 
 _TERMINAL = int(pyspiel.PlayerId.TERMINAL)  # -4 (the core's TERMINAL is -2)
 _CHANCE = int(pyspiel.PlayerId.CHANCE)
-LIST_SEPARATOR = "-"  # list params (Bye Bye Mr. Fox!'s layout) as one OpenSpiel string param
+LIST_SEPARATOR = "-"  # a list param (e.g. a board layout) as one OpenSpiel string param
 
 
 def openspiel_name(env_id: str) -> str:
@@ -116,8 +116,8 @@ def _game_type(env_id: str) -> "pyspiel.GameType":
     else:
         utility = Type.Utility.IDENTICAL if facts.identical_utility else Type.Utility.GENERAL_SUM
     low, high = _player_range(cls)
-    spec = {name: _to_openspiel_value(param.default) for name, param in cls.PARAMS.items()}
-    spec["max_moves"] = 0
+    defaults = {name: _to_openspiel_value(param.default) for name, param in cls.PARAMS.items()}
+    defaults["max_moves"] = 0
     return Type(
         short_name=openspiel_name(env_id),
         long_name=f"fox_envs {spec(env_id).gym_id.rpartition('-v')[0]}",
@@ -133,7 +133,7 @@ def _game_type(env_id: str) -> "pyspiel.GameType":
         provides_information_state_tensor=True,
         provides_observation_string=True,
         provides_observation_tensor=True,
-        parameter_specification=spec,
+        parameter_specification=defaults,
     )
 
 
@@ -353,7 +353,7 @@ _CLASSES: dict[str, type[FoxOpenSpielGame]] = {}
 
 def register() -> None:
     """Register every env id with OpenSpiel as ``fox_<id without _v0>`` (idempotent), so
-    ``pyspiel.load_game("fox_outwit")`` works."""
+    ``pyspiel.load_game("fox_<name>")`` works."""
     registered = set(pyspiel.registered_names())
     for env_id in env_ids():
         if env_id in _CLASSES:

@@ -6,8 +6,8 @@
 ``illegal_action``: ``"end"`` (default) or ``"raise"``::
 
     from fox_envs.integrations.rllib import FoxMultiAgentEnv, register
-    register()  # every env id becomes an RLlib env name: PPOConfig().environment("outwit_v0")
-    env = FoxMultiAgentEnv({"env_id": "outfox_v0", "num_players": 3})
+    register()  # every env id becomes an RLlib env name: PPOConfig().environment(env_id)
+    env = FoxMultiAgentEnv({"env_id": env_id, **params})
 
 What RLlib sees:
 

@@ -5,7 +5,7 @@ Stable-Baselines3 ``VecEnv``, whichever kind it is: the batched core's ``BatchVe
 ``FoxVectorEnv`` (what ``gymnasium.make_vec`` returns for the fox_envs ids), or Gymnasium's own
 ``SyncVectorEnv`` / ``AsyncVectorEnv`` (``make_vec(..., vectorization_mode="sync" | "async")``)::
 
-    envs = SB3VecEnv(gymnasium.make_vec("fox_envs/Outfox-v0", num_envs=8))
+    envs = SB3VecEnv(gymnasium.make_vec(gym_id, num_envs=8)  # gym_id: "fox_envs/<Game>-v0")
     model = sb3_contrib.MaskablePPO("MlpPolicy", envs).learn(2_000)
 
 What Stable-Baselines3 expects, and where it comes from:

@@ -3,8 +3,9 @@
 A move's notation splits into parts: words, and pieces joined by ``@`` or ``-`` (``CR@c3`` is
 ``CR`` then ``@c3``; ``b1-g1`` is ``b1`` then ``-g1``; ``put red on 2 as pink`` is six words).
 ``MoveSteps`` narrows the legal moves one part at a time: parts every remaining move shares are
-filled in at once, and the next part where they differ is the choice offered (Outfox: the piece
-type, then the point; Outfoxed: the card, then the square, then the declared colour). A whole
+filled in at once, and the next part where they differ is the choice offered (a place-and-slide
+move: the piece type, then the point; a card game's move: the card, then the square, then the
+declared colour). A whole
 move typed in notation is taken at any step; so is a start of one (``put red on 2``).
 """
 from __future__ import annotations

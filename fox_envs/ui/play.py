@@ -7,8 +7,8 @@
 declared colour. ``help``, ``moves``, ``back``, ``board``, ``rules`` and ``quit`` are commands.
 
 The board is redrawn above every prompt (on a terminal the screen is cleared, the latest moves
-listed, then the board). What an action sets off beyond its notation (an Outfoxed call's
-result, the special turn, the round's movement) is told as it happens, only as the viewing
+listed, then the board). What an action sets off beyond its notation (a call's
+result, cards turned up, the pieces moving at a round's end) is told as it happens, only as the viewing
 player may see it: with one person at the table that is its view, hidden facts of the other
 seats are never shown; several people sharing the screen are told only what all of them may
 see (each is shown its own board when it is to move). The last board says how the game ended.

@@ -68,15 +68,20 @@ class _OutputSets:
 
 class BatchVectorEnv(VectorEnv):
     """``num_envs`` episodes of the fox_envs game ``env_id`` for a learner at ``seat`` against
-    random opponents, stepped by the batched core (``threads`` threads over the rows)."""
+    random opponents, stepped by the batched core (``threads`` threads over the rows).
+
+    ``params`` are the game's parameters. Two keywords that ``gymnasium.make_vec`` and the other
+    vector envs pass are read from them only to be refused when set: ``render_mode`` (this env
+    does not render) and ``mask_in_observation`` (vector envs give the mask in
+    ``infos["action_mask"]``)."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
     def __init__(self, env_id: str, num_envs: int, opponent: Any = "random", seat: int = 0,
                  illegal_action: str = "end", max_moves: int | None = None, threads: int = 1,
-                 render_mode: str | None = None, observation_layout: str = "hwc",
-                 mask_in_observation: bool = False, **params: Any) -> None:
-        if mask_in_observation:
+                 observation_layout: str = "hwc", **params: Any) -> None:
+        render_mode = params.pop("render_mode", None)
+        if params.pop("mask_in_observation", False):
             raise InvalidParameterError(MASK_IN_VECTORS)
         if not plays_inside_batch(opponent, env_id):
             raise InvalidParameterError(

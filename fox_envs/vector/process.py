@@ -286,7 +286,7 @@ def _send_error(pipe, error: BaseException) -> None:
 
 class FoxVectorEnv(VectorEnv):
     """``num_envs`` copies of ``gymnasium.make(gym_id, **kwargs)`` (a fox_envs Gymnasium id such
-    as ``"fox_envs/Outwit-v0"``), stepped by ``workers`` processes, this one included (0 or 1:
+    as ``"fox_envs/<Game>-v0"``), stepped by ``workers`` processes, this one included (0 or 1:
     only this one; 2 on a 2-core machine). ``observation_layout`` (a view argument) shapes the
     observations, final observations included.
 
@@ -558,7 +558,7 @@ class FoxVectorEnv(VectorEnv):
 
 def make_vector_env(num_envs: int = 1, *, env_id: str, **kwargs: Any) -> FoxVectorEnv:
     """``gymnasium.make_vec(gym_id, num_envs, workers=..., opponent=...)`` (the ids' vector entry
-    point): a ``FoxVectorEnv`` of the game registered as ``env_id`` (e.g. ``"outwit_v0"``);
+    point): a ``FoxVectorEnv`` of the game registered as ``env_id`` (``"<name>_v0"``);
     ``kwargs`` are FoxVectorEnv's (``workers``, ``context``, ``spin``) and the view's."""
     from fox_envs.core.registry import GAMES
 

@@ -19,7 +19,7 @@ RULES_SUMMARY = """\
   played last wins. There are no draws."""
 
 LEARNED = NamedAgent(f"{__name__}.learned:make_learned", "learned",
-                     "a packaged value network choosing among lookahead moves (docs/training.md)")
+                     "(2 players) a packaged value network choosing among lookahead moves (docs/training.md)")
 
 SPEC = GameSpec(
     env_id="outfox_v0",

@@ -8,15 +8,20 @@ The board: 19 points of a hexagon, indexed as the rules core does::
       d1  d2  d3  d4         12  13  14  15        r =  1
         e1  e2  e3             16  17  18          r =  2
 
-State of row ``i`` (structure of arrays)::
+A game's state is the tuple ``state`` of ``STATE_FIELDS`` (one array each, row ``i`` first)::
 
     board[i, 0..18]    piece type 0..8 on each point (shape*3 + colour), -1 empty
     occ[i]             the occupied points as a 19-bit mask
     hands[i, s, t]     pieces of type t still in seat s's hand
     left[i, s]         pieces left in seat s's hand (sum over t)
-    phase[i]           0: a placement is next, 1: the slide of the piece just placed
+    phase[i]           PLACE: a placement is next, SLIDE: the slide after the piece just placed
     placed[i]          the point of the piece just placed (slide decision), -1 otherwise
     turns[i]           completed turns (turn 0 is a placement only)
+    points[i]          the count of the legal placement points, then those points
+
+and the game's constants are the tuple ``setup`` of ``SETUP_FIELDS``: the start hands, the
+initial observation, the rewards of each winner, the number of seats ``n`` and the hand-plane
+scale (1 / the per-type maximum). Each kernel unpacks them once.
 
 The seat to move is the common ``player[i]`` (a turn is two decisions by it). Legal placement
 points come from the occupancy mask alone: an empty point ``p`` is legal when an occupied
@@ -37,11 +42,13 @@ from numba import njit
 
 from fox_envs.batch._rows import (TERMINAL, add_legal, borrowed, clear_legal, keep_history, prefetch_row,
                                   push_history, take_action)
-from fox_envs.batch.env import GameKernels
-from fox_envs.games.outfox.rules import (COORDS, LINES_THROUGH, NEIGHBOURS, NUM_PLACE, NUM_POINTS, NUM_TYPES, RAYS,
-                                   WINS)
+from fox_envs.games.outfox.rules import (COORDS, LINES_THROUGH, NEIGHBOURS, NUM_PLACE, NUM_POINTS, NUM_TYPES, PLACE,
+                                         RAYS, SLIDE, WINS)
 
-# ----- tables built from the core's own geometry ------------------------------------------
+STATE_FIELDS = ("board", "occ", "hands", "left", "phase", "placed", "turns", "points")
+SETUP_FIELDS = ("start_hands", "start_obs", "win_rewards", "n", "scale")
+
+# ----- kernel layouts of the rules core's geometry (NEIGHBOURS, RAYS, LINES_THROUGH, WINS) -----
 NB_MASK = np.array([sum(1 << n for n in NEIGHBOURS[p]) for p in range(NUM_POINTS)], np.int32)
 NB_LIST = np.full((NUM_POINTS, 6), -1, np.int8)
 NB_COUNT = np.zeros(NUM_POINTS, np.int8)
@@ -69,7 +76,7 @@ CELL_Q = np.array([q + 2 for q, r in COORDS], np.int8)
 ALL_POINTS = (1 << NUM_POINTS) - 1
 # The most slides a placement can open: every ray of every neighbour of the placed point, empty.
 MAX_SLIDES = max(sum(int(RAY_LEN[n].sum()) for n in NEIGHBOURS[p]) for p in range(NUM_POINTS))
-PLACE, SLIDE = 0, 1
+MAX_LEGAL = max(NUM_TYPES * NUM_POINTS, MAX_SLIDES)
 AHEAD = 3  # rows prefetched ahead in step_rows
 del _p, _d, _ray, _k, _line
 
@@ -100,6 +107,7 @@ def _list_points(points, i: int, bits: int) -> None:
 
 @njit(cache=True, inline="always")
 def _line_through(board_row, point: int) -> bool:
+    """Whether a winning line on ``board_row`` contains ``point`` (the core's ``line_through``)."""
     for k in range(LT_COUNT[point]):
         x = board_row[LT_PTS[point, k, 0]]
         y = board_row[LT_PTS[point, k, 1]]
@@ -110,8 +118,9 @@ def _line_through(board_row, point: int) -> bool:
 
 
 @njit(cache=True, inline="always")
-def _start_row(i, board, occ, hands, left, phase, placed, turns, start_hands, common) -> None:
+def _start_row(i, state, start_hands, common) -> None:
     """The empty board, full hands, player_0 to place (placement only)."""
+    board, occ, hands, left, phase, placed, turns, points = state
     player, moves, hlen = common[2], common[7], common[10]
     for p in range(NUM_POINTS):
         board[i, p] = -1
@@ -236,9 +245,10 @@ def _update_view(out, board_row, hands_row, a: int, mover: int, seat: int, was_p
 
 
 @njit(cache=True, inline="always")
-def _publish_legal(i, board, hands, phase, placed, points, common) -> None:
-    """Mask and legal list of row ``i`` for the player to move (``points[i]``: the count and list
-    of the legal placement points, for a placement decision)."""
+def _publish_legal(i, state, common) -> None:
+    """Mask and legal list of row ``i`` for the player to move: at a slide decision the slides of
+    the pieces next to the placed one, else every type in hand on every point of ``points[i]``."""
+    board, occ, hands, left, phase, placed, turns, points = state
     mask, player, legal, nlegal = common[1], common[2], common[13], common[14]
     clear_legal(mask, legal, nlegal, i)
     seat = player[i]
@@ -264,18 +274,21 @@ def _publish_legal(i, board, hands, phase, placed, points, common) -> None:
 
 
 @njit(cache=True, inline="always")
-def _publish(i, board, hands, phase, placed, points, n: int, scale: float, common) -> None:
+def _publish(i, state, n: int, scale: float, common) -> None:
     """Mask, legal list and observation (written whole) of row ``i`` for the player to move."""
-    _publish_legal(i, board, hands, phase, placed, points, common)
+    board, occ, hands, left, phase, placed, turns, points = state
+    _publish_legal(i, state, common)
     seat = common[2][i]
     _write_view(common[0][i], board[i], hands[i], seat, phase[i], placed[i], False, seat, n, scale)
 
 
 @njit(cache=True, inline="always")
-def _apply(i, a: int, mover: int, board, occ, hands, left, phase, placed, turns, points, n: int) -> int:
+def _apply(i, a: int, mover: int, state, n: int) -> int:
     """Play decision ``a`` of ``mover``. Returns -2 while the turn goes on (a slide is next), -1
     when the turn ended and the next seat (``(mover + 1) % n``) is to move (its legal placement
-    points then in ``points[i]``), or the winner's seat."""
+    points then in ``points[i]``), or the winner's seat: a winning line through the placed or the
+    slid piece, or the next seat left without a piece or a legal placement."""
+    board, occ, hands, left, phase, placed, turns, points = state
     if a < NUM_PLACE:
         t = a // NUM_POINTS
         p = a - t * NUM_POINTS
@@ -313,29 +326,33 @@ def _apply(i, a: int, mover: int, board, occ, hands, left, phase, placed, turns,
 
 
 @njit(cache=True, inline="always")
-def _restart(i, board, occ, hands, left, phase, placed, turns, points, start_hands, start_obs, common) -> None:
+def _restart(i, state, start_hands, start_obs, common) -> None:
     """A new game in row ``i``: its observation is the (fixed) initial one."""
-    _start_row(i, board, occ, hands, left, phase, placed, turns, start_hands, common)
-    _list_points(points, i, ALL_POINTS)
-    _publish_legal(i, board, hands, phase, placed, points, common)
+    _start_row(i, state, start_hands, common)
+    _list_points(state[7], i, ALL_POINTS)
+    _publish_legal(i, state, common)
     common[0][i] = start_obs
 
 
 @njit(cache=True, nogil=True)
-def reset_rows(lo, hi, which, board, occ, hands, left, phase, placed, turns, points, common, start_hands,
-               start_obs) -> None:
+def reset_rows(lo, hi, which, state, common, setup) -> None:
+    """A new game in every row ``i`` of ``[lo, hi)`` with ``which[i]``."""
+    start_hands, start_obs = setup[0], setup[1]
     for i in range(lo, hi):
         if which[i]:
-            _restart(i, board, occ, hands, left, phase, placed, turns, points, start_hands, start_obs, common)
+            _restart(i, state, start_hands, start_obs, common)
 
 
 @njit(cache=True, nogil=True)
-def step_rows(lo, hi, actions, board, occ, hands, left, phase, placed, turns, points, common, max_moves, auto_reset,
-              final_view, start_hands, start_obs, n, scale, win_rewards) -> None:
+def step_rows(lo, hi, actions, state, common, max_moves, auto_reset, final_view, setup) -> None:
+    """Play ``actions[i]`` in every row ``i`` of ``[lo, hi)`` (rows with a negative action or a
+    finished game skipped): the rewards and ends, then the next decision's mask, legal list and
+    observation (a finished game's last view into ``final_obs``, restarted when ``auto_reset``)."""
     common = (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
               legal, nlegal, rep_keys, rep_counts) = borrowed(common)
-    actions, board, occ, hands, left, phase, placed, turns, points, start_hands, start_obs, win_rewards = borrowed(
-        (actions, board, occ, hands, left, phase, placed, turns, points, start_hands, start_obs, win_rewards))
+    state = (board, occ, hands, left, phase, placed, turns, points) = borrowed(state)
+    start_hands, start_obs, win_rewards, n, scale = setup
+    actions, start_hands, start_obs, win_rewards = borrowed((actions, start_hands, start_obs, win_rewards))
     for i in range(lo, hi):
         a = take_action(actions, player, rewards, term, trunc, hist, hlen, moves, i)
         if a < 0:
@@ -346,14 +363,14 @@ def step_rows(lo, hi, actions, board, occ, hands, left, phase, placed, turns, po
             prefetch_row(legal, i + AHEAD)
         mover = player[i]
         was_placed = placed[i]
-        result = _apply(i, a, mover, board, occ, hands, left, phase, placed, turns, points, n)
+        result = _apply(i, a, mover, state, n)
         if result < 0:
             seat = mover
             if result == -1:
                 seat = (mover + 1) % n
                 player[i] = seat
             if moves[i] < max_moves:
-                _publish_legal(i, board, hands, phase, placed, points, common)
+                _publish_legal(i, state, common)
                 _update_view(obs[i], board[i], hands[i], a, mover, seat, was_placed, n, scale)
                 continue
             trunc[i] = True
@@ -365,7 +382,7 @@ def step_rows(lo, hi, actions, board, occ, hands, left, phase, placed, turns, po
         _write_view(final_obs[i], board[i], hands[i], player[i], phase[i], placed[i], result >= 0, view, n, scale)
         keep_history(hist, hlen, last_hist, last_hlen, i)
         if auto_reset:
-            _restart(i, board, occ, hands, left, phase, placed, turns, points, start_hands, start_obs, common)
+            _restart(i, state, start_hands, start_obs, common)
         else:
             player[i] = TERMINAL
             clear_legal(mask, legal, nlegal, i)
@@ -373,67 +390,17 @@ def step_rows(lo, hi, actions, board, occ, hands, left, phase, placed, turns, po
 
 
 @njit(cache=True, nogil=True)
-def replay_row(i, history, board, occ, hands, left, phase, placed, turns, points, common, start_hands, n,
-               scale) -> None:
+def replay_row(i, history, state, common, setup) -> None:
+    """Row ``i`` from the start through ``history``; then its mask, legal list and observation."""
     player, moves, hist, hlen = common[2], common[7], common[9], common[10]
-    _start_row(i, board, occ, hands, left, phase, placed, turns, start_hands, common)
+    start_hands, n, scale = setup[0], setup[3], setup[4]
+    occ, turns, points = state[1], state[6], state[7]
+    _start_row(i, state, start_hands, common)
     for a in history:
         push_history(hist, hlen, i, a)
         moves[i] += 1
         mover = player[i]
-        if _apply(i, a, mover, board, occ, hands, left, phase, placed, turns, points, n) == -1:
+        if _apply(i, a, mover, state, n) == -1:
             player[i] = (mover + 1) % n
     _list_points(points, i, ALL_POINTS if turns[i] == 0 else _legal_points(occ[i]))
-    _publish(i, board, hands, phase, placed, points, n, scale, common)
-
-
-class OutfoxKernels(GameKernels):
-    max_legal = max(NUM_TYPES * NUM_POINTS, MAX_SLIDES)
-
-    def __init__(self, game) -> None:
-        super().__init__(game)
-        self.n = int(game.num_players)
-        self.start_hands = np.array(game.start_hands, np.int8)
-        self.scale = 1.0 / game.hand_max  # 1 or 1/2: exact, as the core's division
-        self.win_rewards = np.array(game.win_returns, np.float32)
-        self.start_obs = game.new_initial_state().observation_tensor(0).astype(np.float32)
-
-    def allocate(self, num_envs: int) -> None:
-        self.board = np.full((num_envs, NUM_POINTS), -1, np.int8)
-        self.occ = np.zeros(num_envs, np.int32)
-        self.hands = np.zeros((num_envs, self.n, NUM_TYPES), np.int8)
-        self.left = np.zeros((num_envs, self.n), np.int8)
-        self.phase = np.zeros(num_envs, np.int8)
-        self.placed = np.full(num_envs, -1, np.int8)
-        self.turns = np.zeros(num_envs, np.int32)
-        self.points = np.zeros((num_envs, NUM_POINTS + 1), np.int8)
-
-    def _arrays(self) -> tuple:
-        return self.board, self.occ, self.hands, self.left, self.phase, self.placed, self.turns, self.points
-
-    def history_capacity(self, max_moves: int) -> int:
-        return max_moves  # no chance events
-
-    def reset(self, lo, hi, which, common) -> None:
-        reset_rows(lo, hi, which, *self._arrays(), common, self.start_hands, self.start_obs)
-
-    def step(self, lo, hi, actions, common, max_moves, auto_reset, final_view) -> None:
-        step_rows(lo, hi, actions, *self._arrays(), common, max_moves, auto_reset, final_view, self.start_hands,
-                  self.start_obs, self.n, self.scale, self.win_rewards)
-
-    def replay(self, i, history, common) -> None:
-        replay_row(i, history, *self._arrays(), common, self.start_hands, self.n, self.scale)
-
-    def heuristic(self, lo, hi, out, common) -> None:
-        from fox_envs.games.outfox.kernels_heuristic import heuristic_rows  # compiled only when used
-
-        heuristic_rows(lo, hi, out, *self._heuristic_arrays(), common, self.n)
-
-    def best_moves(self, i: int, common) -> list[int]:
-        """The heuristic's best actions of row ``i`` (increasing; empty for a finished game)."""
-        from fox_envs.games.outfox.kernels_heuristic import best_moves_row
-
-        return best_moves_row(i, *self._heuristic_arrays(), common, self.n).tolist()
-
-    def _heuristic_arrays(self) -> tuple:
-        return self.board, self.occ, self.hands, self.phase, self.placed, self.turns
+    _publish(i, state, n, scale, common)

@@ -4,14 +4,12 @@ each hand, and the status line."""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from fox_envs.core import render
-
-if TYPE_CHECKING:
-    from fox_envs.games.outfox.rules import OutfoxState
+from fox_envs.core.game import State
+from fox_envs.games.outfox.board import COORDS, NEIGHBOURS, NUM_PLACE, NUM_POINTS, NUM_TYPES, POINT_NAMES
 
 PIECE_COLOURS = (render.RED, render.YELLOW, render.BLUE)
 SPACING = 70
@@ -45,16 +43,12 @@ def draw_piece(draw, centre: tuple[float, float], piece: int, size: float, outli
 
 def point_box(point: int) -> render.Box:
     """Pixel box of a piece standing on ``point``."""
-    from fox_envs.games.outfox.rules import COORDS
-
     x, y = point_xy(*COORDS[point])
     return x - RADIUS - 2, y - RADIUS - 2, x + RADIUS + 2, y + RADIUS + 2
 
 
-def last_turn_points(state: "OutfoxState") -> tuple[int, ...]:
+def last_turn_points(state: State) -> tuple[int, ...]:
     """The points of the last turn: the placement, then the slide's from and to points."""
-    from fox_envs.games.outfox.rules import NUM_PLACE, NUM_POINTS
-
     history = state.history()
     if not history:
         return ()
@@ -66,9 +60,8 @@ def last_turn_points(state: "OutfoxState") -> tuple[int, ...]:
     return points
 
 
-def draw_state(state: "OutfoxState", status: str | None = None) -> np.ndarray:
-    from fox_envs.games.outfox.rules import COORDS, NEIGHBOURS, NUM_POINTS, NUM_TYPES, POINT_NAMES
-
+def draw_state(state: State, status: str | None = None) -> np.ndarray:
+    """The picture of an Outfox state: lattice, pieces, winning lines, last turn, hands, status."""
     n = state.game.num_players
     board_bottom = BOARD_TOP + 4 * SPACING * math.sqrt(3) / 2 + 40
     height = int(board_bottom + 30 * n + 40)

@@ -53,27 +53,13 @@ import numpy as np
 
 from fox_envs.core.game import CHANCE, TERMINAL, Game, State, two_player_returns
 from fox_envs.core.params import Param, int_range
-
-COLOURS = ("brown", "black", "red", "pink", "white", "yellow")
-COLOUR_INDEX = {name: i for i, name in enumerate(COLOURS)}
-NUM_COLOURS = 6
-CARDS_PER_COLOUR = 10
-FINISH = 6
-FIRST_HAND, SECOND_HAND = 12, 10
-TURNS_PER_ROUND = 18  # nine each
-
-KEEP0, PUT0, CALL, PASS, CHIP0, SHOW0, NUM_ACTIONS = 0, 6, 114, 115, 116, 122, 140
-
-# Phases.
-KEEP, FIRST, DEAL, PUT, CALLING, CHIPPING, SHOW, OVER = range(8)
-PHASE_NAMES = ("keep", "first", "deal", "put", "call", "chip", "show", "over")
-
-# Every 3-card multiset of colours (56), as counts per colour, in lexicographic order.
-MULTISETS: tuple[tuple[int, ...], ...] = tuple(
-    tuple((a, b, c).count(colour) for colour in range(NUM_COLOURS))
-    for a in range(NUM_COLOURS) for b in range(a, NUM_COLOURS) for c in range(b, NUM_COLOURS)
+from fox_envs.games.outfoxed.board import (
+    ACTION_NAMES, CALL, CALLING, CARDS_PER_COLOUR, CHIP0, CHIPPING, COLOUR_INDEX, COLOURS, DEAL,
+    FINISH, FIRST, FIRST_HAND, KEEP, KEEP0, MULTISET_INDEX, MULTISETS, NUM_ACTIONS, NUM_COLOURS,
+    OVER, PASS, PHASE_NAMES, PUT, PUT0, SECOND_HAND, SHOW, SHOW0, TURNS_PER_ROUND, put_action,
+    show_action,
 )
-MULTISET_INDEX = {counts: i for i, counts in enumerate(MULTISETS)}
+
 ALL_COLOURS = list(range(NUM_COLOURS))
 # COMPLETIONS[partial picks][colour]: MULTISETS indices that contain the partial picks plus colour.
 COMPLETIONS: dict[tuple[int, ...], tuple[tuple[int, ...], ...]] = {
@@ -87,14 +73,6 @@ COMPLETIONS: dict[tuple[int, ...], tuple[tuple[int, ...], ...]] = {
 }
 KEEP_DECISIONS_BOUND = 6 * len(MULTISETS)  # at most 56 rounds of 6 scoring picks
 ROUND_DECISIONS_BOUND = 18 + 17 + 17 + 2  # puts, call/pass, chips, shows
-
-
-def put_action(colour: int, square: int, declared: int) -> int:
-    return PUT0 + (square - 1) * 36 + colour * 6 + declared
-
-
-def show_action(colour: int, square: int) -> int:
-    return SHOW0 + (square - 1) * 6 + colour
 
 
 def _action_tables() -> tuple[list[list[int]], list[list[int]], list[list[int]]]:
@@ -111,22 +89,6 @@ def _action_tables() -> tuple[list[list[int]], list[list[int]], list[list[int]]]
 PUT_TABLE, TRUE_PUT_TABLE, SHOW_TABLE = _action_tables()
 CHIP_ACTIONS = list(range(CHIP0, CHIP0 + 6))
 CALL_ACTIONS = [CALL, PASS]
-
-
-def _action_names() -> list[str]:
-    names = [""] * NUM_ACTIONS
-    for c in range(6):
-        names[KEEP0 + c] = f"keep {COLOURS[c]}"
-        names[CHIP0 + c] = f"chip {COLOURS[c]}"
-        for s in (1, 2, 3):
-            names[show_action(c, s)] = f"show {COLOURS[c]} on {s}"
-            for d in range(6):
-                names[put_action(c, s, d)] = f"put {COLOURS[c]} on {s} as {COLOURS[d]}"
-    names[CALL], names[PASS] = "call", "pass"
-    return names
-
-
-ACTION_NAMES = _action_names()
 
 
 def square_winner(counts: list[int] | tuple[int, ...]) -> int:

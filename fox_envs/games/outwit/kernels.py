@@ -13,7 +13,8 @@ Board, 10 columns ``a..j`` by 9 rows ``1..9``, square = (row-1)*10 + column (a1=
     1  o  x  .  .  .  .  . ( )( )( )
        a  b  c  d  e  f  g  h  i  j
 
-State of row ``i`` (structure of arrays)::
+State of row ``i`` (structure of arrays; the kernels take them as one tuple ``state`` in this
+order, see ``STATE_FIELDS``)::
 
     chips[i, p, 0..8]  the squares of player p's chips, index 0 its power chip
     slot[i, 0..89]     the index into chips[i, owner] of the chip on each square
@@ -31,16 +32,16 @@ State of row ``i`` (structure of arrays)::
                        never occurred before, and two passes bring back the position of two
                        plies ago, whose count ``reps[i, 1]`` keeps one ply longer)
 
-Moves come from ray tables built here from the rules (``RAY_LENGTH[p, square, direction]``: how
-many squares a chip of p passes on an empty board, stopping at the edge, before the opponent's
-corner, and never leaving its own corner once the path is inside it); a regular chip takes the
-last empty square of each orthogonal ray before a chip, the power chip every empty square of
-its 8 rays before a chip. A ray is a prefix of its line, so its free squares are the empty run
-along the line (``RUN_ROW`` / ``RUN_COL``, looked up by the row's or column's occupancy pattern
-in ``lines``) clipped to the ray's length; the power chip's diagonals are one bit scan of
-``occ`` masked by the ray (``RAY_BITS``). Moves are written to ``legal`` without a branch per
-ray (a power chip ray's 9 candidates and a regular chip's empty slide are written, only the
-real ones counted), in the same order as before: the power chip's rays, then chips 1..8.
+The board tables (corners, start squares, directions, rays) are the rules module's, laid out
+here as arrays: ``RAY_LENGTH[p, square, direction]`` is how many squares a chip of p passes on
+an empty board (the rules' ``DIRECTION_RAYS``). A regular chip takes the last empty square of
+each orthogonal ray before a chip, the power chip every empty square of its 8 rays before a
+chip. A ray is a prefix of its line, so its free squares are the empty run along the line
+(``RUN_ROW`` / ``RUN_COL``, looked up by the row's or column's occupancy pattern in ``lines``)
+clipped to the ray's length; the power chip's diagonals are one bit scan of ``occ`` masked by
+the ray (``RAY_BITS``). Moves are written to ``legal`` without a branch per ray (a power chip
+ray's 9 candidates and a regular chip's empty slide are written, only the real ones counted),
+in this order: the power chip's rays, then chips 1..8.
 
 Observation (9, 10, 13) as the core's, square s at ``obs[s // 10, s % 10]``: 0 own regular
 chips, 1 own power chip, 2 opponent's regular chips, 3 opponent's power chip, 4 own corner,
@@ -50,15 +51,11 @@ Plane 10 changes every step, so every cache line of a row changes; a step writes
 every square as an empty one with planes 7-10 (one 64-byte store per square), then the corners,
 the 18 chips and the last move.
 
-Speed notes (measured on a 2-core AMD EPYC VM, 32 MB L3, one thread): B=1024 about 3.6M
-row steps/s. A row step writes the 4,680-byte observation row, clears and sets ~50 entries of
-the 8,101-entry mask and touches one repetition slot; the step kernel prefetches the next
-mover's mask ranges and the slot ``AHEAD`` rows ahead (4, 8, 12: the same). When the
-observation buffer is larger than ``STREAM_BYTES`` (with the rest, more than the cache holds:
-B=4096 made 2.1M with ordinary stores) the row is built in a scratch buffer and written with
-non-temporal 64-byte stores (no read of the line first, no cache filled): 3.1-3.3M at B=4096.
-The row is streamed after the next row is built, so its scratch stores have left the store
-buffer (streaming it at once made 2.0M: every load of the copy waited on a store it overlapped).
+The step kernel prefetches the next mover's mask ranges and the repetition slot ``AHEAD`` rows
+ahead. When the observation buffer is at least ``STREAM_BYTES`` the row is built in a scratch
+buffer and written with non-temporal 64-byte stores (no read of the line first, no cache
+filled), one row later: the row is streamed after the next row is built, so that its scratch
+stores have left the store buffer before they are loaded again.
 """
 from __future__ import annotations
 
@@ -73,77 +70,40 @@ from numba.extending import intrinsic
 
 from fox_envs.batch._rows import (TERMINAL, borrowed, clear_legal, clear_repetitions, count_position, keep_history,
                                   push_history, record_end, table_slot, take_action)
-from fox_envs.batch.env import GameKernels
+from fox_envs.games.outwit import rules
+from fox_envs.games.outwit.rules import (DIRECTIONS, NUM_ACTIONS, NUM_COLUMNS, NUM_LINES, NUM_PLANES, NUM_ROWS,
+                                         NUM_SQUARES, PASS, SQUARE_INDEX)
 
-# ----- tables ---------------------------------------------------------------------------------
-NUM_COLUMNS, NUM_ROWS = 10, 9
-NUM_SQUARES = NUM_COLUMNS * NUM_ROWS
-NUM_PLANES = 13
+# ----- tables: the rules module's, as arrays ---------------------------------------------------
 CELLS = NUM_SQUARES * NUM_PLANES
-PASS = NUM_SQUARES * NUM_SQUARES  # 8100
-NUM_ACTIONS = PASS + 1
+STATE_FIELDS = ("chips", "slot", "occ", "lines", "home", "tomove", "passes", "last", "key", "reps")
 
+CORNER = np.array(rules.IN_CORNER, np.bool_)  # [player, square]: a7..c9, h1..j3
+START_POWER = np.array([SQUARE_INDEX[name] for name in rules.START_POWER], np.int32)
+START_REGULAR = np.array([[SQUARE_INDEX[name] for name in names] for names in rules.START_REGULAR], np.int32)
+SQ_ROW = np.array(rules.ROW_LINE, np.int64)  # a square's row, its line in ``lines``
+SQ_COLUMN = np.array(rules.COLUMN_LINE, np.int64) - NUM_ROWS  # its column (line NUM_ROWS + column)
+DELTA = np.array([dr * NUM_COLUMNS + dc for dr, dc in DIRECTIONS], np.int32)  # a step's square change
 
-def _sq(name: str) -> int:
-    return (int(name[1:]) - 1) * NUM_COLUMNS + "abcdefghij".index(name[0])
-
-
-def _corner(rows, columns) -> np.ndarray:
-    table = np.zeros(NUM_SQUARES, np.bool_)
-    for r in rows:
-        for c in columns:
-            table[r * NUM_COLUMNS + c] = True
-    return table
-
-
-CORNER = np.array([_corner((6, 7, 8), (0, 1, 2)), _corner((0, 1, 2), (7, 8, 9))], np.bool_)  # a7..c9, h1..j3
-CORNER_SQUARES = np.flatnonzero(CORNER[0] | CORNER[1]).astype(np.int32)
-START_POWER = np.array([_sq("f5"), _sq("e5")], np.int32)
-START_REGULAR = np.array([[_sq(n) for n in "b1 c2 d3 e4 g6 h7 i8 j9".split()],
-                          [_sq(n) for n in "a1 b2 c3 d4 f6 g7 h8 i9".split()]], np.int32)
-DIRECTIONS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -1), (-1, 1), (-1, -1))  # orthogonal first
-
-
-def _ray(player: int, start: int, step: tuple[int, int]) -> list[int]:
-    row, column = divmod(start, NUM_COLUMNS)
-    inside = bool(CORNER[player, start])
-    squares = []
-    while True:
-        row, column = row + step[0], column + step[1]
-        if not (0 <= row < NUM_ROWS and 0 <= column < NUM_COLUMNS):
-            return squares
-        square = row * NUM_COLUMNS + column
-        if CORNER[1 - player, square] or (inside and not CORNER[player, square]):
-            return squares
-        inside = inside or bool(CORNER[player, square])
-        squares.append(square)
-
-
+# RAYS[p, s, d, :RAY_LENGTH[p, s, d]]: the rules' DIRECTION_RAYS[p][s][d] (-1 beyond)
+RAY_LENGTH = np.array([[[len(ray) for ray in rays] for rays in side] for side in rules.DIRECTION_RAYS], np.int8)
 RAYS = np.full((2, NUM_SQUARES, 8, 9), -1, np.int8)
-RAY_LENGTH = np.zeros((2, NUM_SQUARES, 8), np.int8)
-for _p in (0, 1):
-    for _s in range(NUM_SQUARES):
-        for _d, _step in enumerate(DIRECTIONS):
-            _squares = _ray(_p, _s, _step)
-            RAY_LENGTH[_p, _s, _d] = len(_squares)
-            RAYS[_p, _s, _d, :len(_squares)] = _squares
 # The same rays as bit masks over the occupancy (squares 0-63 in word 0, 64-89 in word 1): the
 # first chip on a ray is its lowest set bit (directions of increasing square) or its highest.
 RAY_BITS = np.zeros((2, NUM_SQUARES, 8, 2), np.uint64)
-for _p in (0, 1):
-    for _s in range(NUM_SQUARES):
-        for _d in range(8):
-            for _t in RAYS[_p, _s, _d, :RAY_LENGTH[_p, _s, _d]]:
-                RAY_BITS[_p, _s, _d, _t >> 6] |= np.uint64(1) << np.uint64(_t & 63)
-DELTA = np.array([dr * NUM_COLUMNS + dc for dr, dc in DIRECTIONS], np.int32)
+for (_p, _s, _d), _length in np.ndenumerate(RAY_LENGTH):
+    for _k, _t in enumerate(rules.DIRECTION_RAYS[_p][_s][_d]):
+        RAYS[_p, _s, _d, _k] = _t
+        RAY_BITS[_p, _s, _d, _t >> 6] |= np.uint64(1) << np.uint64(_t & 63)
 # squares between two squares of a line (Chebyshev distance), to count a ray's free squares
-DISTANCE = np.array([[max(abs(a // 10 - b // 10), abs(a % 10 - b % 10)) for b in range(NUM_SQUARES)]
-                     for a in range(NUM_SQUARES)], np.int8)
+DISTANCE = np.maximum(np.abs(SQ_ROW[:, None] - SQ_ROW[None, :]),
+                      np.abs(SQ_COLUMN[:, None] - SQ_COLUMN[None, :])).astype(np.int8)
 # free squares before a chip on ``first`` (index first + 1; -1 and 128 mean no chip: a big count)
 STOP = np.full((NUM_SQUARES, 130), 100, np.int8)
 STOP[:, 1:NUM_SQUARES + 1] = DISTANCE - 1
 MAX_LEGAL = int(RAY_LENGTH.sum(axis=2).max()) + 8 * 4  # the power chip's rays plus 4 per regular chip
 
+# Zobrist keys of the chips (the rules core compares exact position codes; a row keeps a key)
 _zobrist = np.random.default_rng(20240526).integers(1, 2**63, size=(2 * 2 * NUM_SQUARES + 1,), dtype=np.int64)
 Z_REGULAR = _zobrist[:2 * NUM_SQUARES].reshape(2, NUM_SQUARES).astype(np.uint64)
 Z_POWER = _zobrist[2 * NUM_SQUARES:4 * NUM_SQUARES].reshape(2, NUM_SQUARES).astype(np.uint64)
@@ -151,6 +111,7 @@ LIGHT_KEY = np.uint64(_zobrist[-1])
 
 
 def _start_key() -> np.uint64:
+    """The Zobrist key of the start position's chips."""
     key = np.uint64(0)
     for p in (0, 1):
         key ^= Z_POWER[p, START_POWER[p]]
@@ -160,21 +121,20 @@ def _start_key() -> np.uint64:
 
 
 START_KEY = _start_key()
-START_OCCUPANCY = np.zeros(2, np.uint64)
+_START_BOARD = bytearray(NUM_SQUARES)  # 1 on the start squares
 for _s in [*START_POWER, *START_REGULAR.ravel()]:
+    _START_BOARD[_s] = 1
+START_OCCUPANCY = np.zeros(2, np.uint64)
+for _s in np.flatnonzero(_START_BOARD):
     START_OCCUPANCY[_s >> 6] |= np.uint64(1) << np.uint64(_s & 63)
 
-# Line tables: a state keeps the occupancy of each row and column as a bit pattern (``lines``:
-# rows 0-8 with bit = column, then columns at 9 + column with bit = row). RUN_ROW[column, pattern]
-# is the number of empty squares right of ``column`` (low nibble) and left of it (high nibble);
-# RUN_COL[row, pattern] those above (low) and below (high) ``row``. A ray's free squares are the
-# line's run clipped to the ray's length (a ray is a prefix of its line).
-SQ_ROW = np.array([s // NUM_COLUMNS for s in range(NUM_SQUARES)], np.int64)
-SQ_COLUMN = np.array([s % NUM_COLUMNS for s in range(NUM_SQUARES)], np.int64)
-NUM_LINES = NUM_ROWS + NUM_COLUMNS
 
-
+# Line tables: RUN_ROW[column, pattern] is the number of empty squares right of ``column``
+# (low nibble) and left of it (high nibble) in a row of occupancy ``pattern`` (bit = column);
+# RUN_COL[row, pattern] those above (low) and below (high) ``row`` in a column (bit = row).
 def _runs(width: int) -> np.ndarray:
+    """Per bit and pattern of a line of ``width`` squares: the clear bits above it (low nibble)
+    and below it (high nibble) up to the first set bit or the line's end."""
     table = np.zeros((width, 1 << width), np.uint8)
     for bit in range(width):
         for pattern in range(1 << width):
@@ -190,11 +150,7 @@ def _runs(width: int) -> np.ndarray:
 
 RUN_ROW = _runs(NUM_COLUMNS)
 RUN_COL = _runs(NUM_ROWS)
-START_LINES = np.zeros(NUM_LINES, np.int64)
-for _s in [*START_POWER, *START_REGULAR.ravel()]:
-    START_LINES[SQ_ROW[_s]] |= 1 << SQ_COLUMN[_s]
-    START_LINES[NUM_ROWS + SQ_COLUMN[_s]] |= 1 << SQ_ROW[_s]
-START_LINES = START_LINES.astype(np.int16)
+START_LINES = np.array(rules.line_patterns(_START_BOARD), np.int16)  # the rules' row and column patterns
 # the power chip's moves along a ray are written 9 at a time (the longest ray), counted by its length
 RAY_WRITE = 9
 LEGAL_CAPACITY = MAX_LEGAL + RAY_WRITE
@@ -202,8 +158,7 @@ LEGAL_CAPACITY = MAX_LEGAL + RAY_WRITE
 CORNER_CELLS = np.array([[s * NUM_PLANES + 4 for s in np.flatnonzero(CORNER[v])]
                          + [s * NUM_PLANES + 5 for s in np.flatnonzero(CORNER[1 - v])] for v in (0, 1)], np.int64)
 VECTOR = 16  # floats per vector store (64 bytes)
-STREAM_BYTES = 12 << 20  # observation buffers this large are written with streaming stores (see the notes)
-
+STREAM_BYTES = 12 << 20  # observation buffers this large are written with streaming stores
 AHEAD = 8  # rows the step kernel prefetches ahead
 
 # ----- helpers ----------------------------------------------------------------------------------

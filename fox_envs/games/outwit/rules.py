@@ -205,6 +205,10 @@ def _line_rays(player: int, square: int, axis: int) -> tuple[tuple[int, ...], ..
 
 LINE_RAYS = tuple(tuple(tuple(_line_rays(p, s, axis) for axis in (0, 1)) for s in range(NUM_SQUARES)) for p in (0, 1))
 DIAGONAL_RAYS = tuple(_rays(p, DIRECTIONS[4:]) for p in (0, 1))
+# DIRECTION_RAYS[player][square][d]: the ray in direction DIRECTIONS[d] (empty where the chip is
+# blocked at once), for tables indexed by direction (the batched kernels').
+DIRECTION_RAYS = tuple(tuple(tuple(_ray(p, s, step) for step in DIRECTIONS) for s in range(NUM_SQUARES))
+                       for p in (0, 1))
 
 
 def _line_bit(square: int, axis: int) -> int:

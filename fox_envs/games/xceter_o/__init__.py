@@ -30,13 +30,13 @@ SPEC = GameSpec(
     # random rollouts to the end; take wins, never allow an immediate reply win
     search_defaults={"simulations": 200, "c": 1.4, "rollout": "random", "rollout_limit": 200,
                      "decisive": True, "safety": True, "reuse": True},
-    kernels=f"{__name__}.kernels:XCeterOKernels",
+    kernels=f"{__name__}.batched:XCeterOKernels",
     env_module="fox_envs.xceter_o_v0",
     moved_modules={
         "fox_envs.agents.xceter_o": f"{__name__}.heuristic",
         "fox_envs.agents.xceter_o_solver": f"{__name__}.solver",
         "fox_envs.agents.trained.xceter_o_q": f"{__name__}.trained_q",
-        "fox_envs.batch.xceter_o": f"{__name__}.kernels",
+        "fox_envs.batch.xceter_o": f"{__name__}.batched",
         "fox_envs.batch.xceter_o_heuristic": f"{__name__}.kernels_heuristic",
     },
 )

@@ -19,12 +19,11 @@ from numba import njit
 
 from fox_envs.batch._rows import (TERMINAL, borrowed, clear_legal, clear_repetitions, count_position, keep_history,
                                   push_history, record_end, take_action)
-from fox_envs.batch.env import GameKernels
-from fox_envs.games.xceter_o.rules import LINES, NUM_PLANES, SQUARE_PLANES
+from fox_envs.games.xceter_o.rules import LINES, NUM_PLANES, PIECE_WEIGHT as CORE_PIECE_WEIGHT, SQUARE_PLANES
 
-LINE_MASK_TABLE = np.array([(1 << a) | (1 << b) | (1 << c) for a, b, c in LINES], np.int32)
-LINE_TABLE = np.array(LINES, np.int8)
-PIECE_WEIGHT = np.array([0] + [6 * 10 ** (piece - 1) for piece in range(1, 7)], np.int64)
+LINE_TABLE = np.array(LINES, np.int8)  # the core's LINES, square by square
+LINE_MASK_TABLE = np.array([sum(1 << s for s in line) for line in LINES], np.int32)  # LINES[k] as a 9-bit mask
+PIECE_WEIGHT = np.array(CORE_PIECE_WEIGHT, np.int64)  # the core's repetition-code weight of each piece
 
 
 @njit(cache=True, inline="always")
@@ -132,7 +131,10 @@ def _apply(i, target: int, board, square_of, ply, own, code, rep_keys, rep_count
 
 
 @njit(cache=True, nogil=True)
-def reset_rows(lo, hi, which, board, square_of, ply, own, code, common) -> None:
+def reset_rows(lo, hi, which, state, common) -> None:
+    """A new game in every row ``i`` of ``[lo, hi)`` with ``which[i]``; ``state`` is the tuple
+    ``(board, square_of, ply, own, code)``."""
+    board, square_of, ply, own, code = state
     for i in range(lo, hi):
         if which[i]:
             _start_row(i, board, square_of, ply, own, code, common)
@@ -140,10 +142,12 @@ def reset_rows(lo, hi, which, board, square_of, ply, own, code, common) -> None:
 
 
 @njit(cache=True, nogil=True)
-def step_rows(lo, hi, actions, board, square_of, ply, own, code, common, max_moves, auto_reset, final_view,
-              ordered) -> None:
+def step_rows(lo, hi, actions, state, common, max_moves, auto_reset, final_view, ordered) -> None:
+    """One move in every row of ``[lo, hi)`` with an action (``state`` as for ``reset_rows``):
+    a line or a threefold repetition ends the game, as does ``max_moves``."""
     common = (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
               legal, nlegal, rep_keys, rep_counts) = borrowed(common)
+    board, square_of, ply, own, code = state
     actions, board, square_of, ply, own, code = borrowed((actions, board, square_of, ply, own, code))
     for i in range(lo, hi):
         a = take_action(actions, player, rewards, term, trunc, hist, hlen, moves, i)
@@ -168,9 +172,11 @@ def step_rows(lo, hi, actions, board, square_of, ply, own, code, common, max_mov
 
 
 @njit(cache=True, nogil=True)
-def replay_row(i, history, board, square_of, ply, own, code, common, ordered) -> None:
+def replay_row(i, history, state, common, ordered) -> None:
+    """Row ``i`` from the empty board through ``history`` (target squares)."""
     (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
      legal, nlegal, rep_keys, rep_counts) = common
+    board, square_of, ply, own, code = state
     _start_row(i, board, square_of, ply, own, code, common)
     for a in history:
         push_history(hist, hlen, i, a)
@@ -178,38 +184,3 @@ def replay_row(i, history, board, square_of, ply, own, code, common, ordered) ->
         _apply(i, a, board, square_of, ply, own, code, rep_keys, rep_counts, ordered)
     player[i] = ply[i] % 2
     _publish(i, board, ply, common)
-
-
-class XCeterOKernels(GameKernels):
-    max_legal = 9
-
-    def allocate(self, num_envs: int) -> None:
-        self.board = np.zeros((num_envs, 9), np.int8)
-        self.square_of = np.zeros((num_envs, 7), np.int8)
-        self.ply = np.zeros(num_envs, np.int32)
-        self.own = np.zeros((num_envs, 2), np.int32)
-        self.code = np.zeros(num_envs, np.int64)
-        self.ordered = bool(self.game.params["ordered_rows"])
-
-    def _arrays(self) -> tuple:
-        return self.board, self.square_of, self.ply, self.own, self.code
-
-    def history_capacity(self, max_moves: int) -> int:
-        return max_moves  # no chance events
-
-    def positions_per_game(self, max_moves: int) -> int:
-        return max_moves + 1
-
-    def reset(self, lo, hi, which, common) -> None:
-        reset_rows(lo, hi, which, *self._arrays(), common)
-
-    def step(self, lo, hi, actions, common, max_moves, auto_reset, final_view) -> None:
-        step_rows(lo, hi, actions, *self._arrays(), common, max_moves, auto_reset, final_view, self.ordered)
-
-    def replay(self, i, history, common) -> None:
-        replay_row(i, history, *self._arrays(), common, self.ordered)
-
-    def heuristic(self, lo, hi, out, common) -> None:
-        from fox_envs.games.xceter_o.kernels_heuristic import heuristic_rows
-
-        heuristic_rows(lo, hi, out, *self._arrays(), common, self.ordered)

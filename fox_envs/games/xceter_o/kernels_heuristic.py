@@ -110,10 +110,12 @@ def _best_squares(i, board, square_of, ply, own, code, rep_keys, rep_counts, ord
 
 
 @njit(cache=True, nogil=True)
-def heuristic_rows(lo, hi, out, board, square_of, ply, own, code, common, ordered) -> None:
-    """``out[i]``: the heuristic's square for every row of ``[lo, hi)`` (-1 for a finished game)."""
+def heuristic_rows(lo, hi, out, state, common, ordered) -> None:
+    """``out[i]``: the heuristic's square for every row of ``[lo, hi)`` (-1 for a finished game);
+    ``state`` is the kernels' ``(board, square_of, ply, own, code)``."""
     common = borrowed(common)
     player, streams, rep_keys, rep_counts = common[2], common[8], common[15], common[16]
+    board, square_of, ply, own, code = state
     out, board, square_of, ply, own, code = borrowed((out, board, square_of, ply, own, code))
     best = np.empty(9, np.int64)
     for i in range(lo, hi):

@@ -1,0 +1,48 @@
+"""X-Ceter-O's ``GameKernels``: the batched env's bridge to the kernels (``kernels``) and the
+batched heuristic (``kernels_heuristic``), holding the state arrays of every row."""
+from __future__ import annotations
+
+import numpy as np
+
+from fox_envs.batch.env import GameKernels
+from fox_envs.games.xceter_o.kernels import replay_row, reset_rows, step_rows
+from fox_envs.games.xceter_o.kernels_heuristic import heuristic_rows
+
+__all__ = ["XCeterOKernels", "heuristic_rows", "replay_row", "reset_rows", "step_rows"]
+
+
+class XCeterOKernels(GameKernels):
+    """The rows' state as five arrays (see ``kernels``); ``ordered`` is the ``ordered_rows`` rule."""
+
+    max_legal = 9
+
+    def allocate(self, num_envs: int) -> None:
+        self.board = np.zeros((num_envs, 9), np.int8)
+        self.square_of = np.zeros((num_envs, 7), np.int8)
+        self.ply = np.zeros(num_envs, np.int32)
+        self.own = np.zeros((num_envs, 2), np.int32)
+        self.code = np.zeros(num_envs, np.int64)
+        self.ordered = bool(self.game.params["ordered_rows"])
+
+    def _arrays(self) -> tuple:
+        """The state arrays, in the order the kernels take them: ``(board, square_of, ply, own, code)``."""
+        return self.board, self.square_of, self.ply, self.own, self.code
+
+    def history_capacity(self, max_moves: int) -> int:
+        return max_moves  # no chance events
+
+    def positions_per_game(self, max_moves: int) -> int:
+        return max_moves + 1
+
+    def reset(self, lo: int, hi: int, which: np.ndarray, common: tuple) -> None:
+        reset_rows(lo, hi, which, self._arrays(), common)
+
+    def step(self, lo: int, hi: int, actions: np.ndarray, common: tuple, max_moves: int, auto_reset: bool,
+             final_view: int) -> None:
+        step_rows(lo, hi, actions, self._arrays(), common, max_moves, auto_reset, final_view, self.ordered)
+
+    def replay(self, i: int, history: np.ndarray, common: tuple) -> None:
+        replay_row(i, history, self._arrays(), common, self.ordered)
+
+    def heuristic(self, lo: int, hi: int, out: np.ndarray, common: tuple) -> None:
+        heuristic_rows(lo, hi, out, self._arrays(), common, self.ordered)
