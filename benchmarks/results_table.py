@@ -1,4 +1,4 @@
-"""The README results table: for every registered game, heuristic vs random and MCTS vs the
+"""The results table of docs/evaluation.md: for every registered game, heuristic vs random and MCTS vs the
 heuristic (cooperative games: each agent as the whole team), with 95 % intervals.
 
     python benchmarks/results_table.py                      # per-game defaults below, all games

@@ -1,6 +1,8 @@
 """Conformance suite: runs over every registered env id and param variant (SPEC 1.1, 1.2).
 
-A new game gets all of this by registering its ``GameSpec`` (``fox_envs.register_game``).
+A new game gets all of this by registering its ``GameSpec`` (``fox_envs.register_game``);
+nothing here needs a game's own env module, heuristic or kernels. The example game of
+docs/adding_a_game.md runs here too (registered for each of its tests).
 """
 from __future__ import annotations
 
@@ -18,20 +20,32 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 import fox_envs
 from fox_envs import CHANCE, TERMINAL, IllegalActionError, InvalidParameterError, InvalidStateError
+from fox_envs.core.aec import raw_env_class
 from fox_envs.core.registry import GAMES, env_module, state_from_json
 
-from conftest import conformance_cases, play_random_states
+from conftest import conformance_cases, example_cases, example_spec, play_random_states
 
-CASES = conformance_cases()
+CASES = conformance_cases() + example_cases()
+ENV_IDS = [*fox_envs.ENV_IDS, example_spec().env_id]
 MALFORMED = [-1, 10**9, 1.5, 0.0, float("nan"), None, "0", True, np.float64(0.0), [0], np.array([0])]
 
 
+@pytest.fixture(autouse=True)
+def _example_game(request):
+    """Register the docs' example game for the tests parametrized with its env id."""
+    callspec = getattr(request.node, "callspec", None)
+    if callspec is not None and callspec.params.get("env_id") == example_spec().env_id:
+        request.getfixturevalue("example_registered")
+    yield
+
+
 def make_env(env_id: str, params: dict, **kwargs):
-    return env_module(env_id).env(**params, **kwargs)
+    """The wrapped env (``fox_envs.make``: the env module's ``env()`` for a game with one)."""
+    return fox_envs.make(env_id, **params, **kwargs)
 
 
 def make_raw(env_id: str, params: dict, **kwargs):
-    return env_module(env_id).raw_env(**params, **kwargs)
+    return raw_env_class(env_id)(**params, **kwargs)
 
 
 # ----- PettingZoo's own tests -----------------------------------------------------------------
@@ -138,7 +152,7 @@ def test_env_loop_equals_pettingzoo_order_enforcing_wrapper(env_id, params):
     assert list(ours.agent_iter()) == []  # over: the iterator stops at once
 
 
-@pytest.mark.parametrize("env_id", fox_envs.ENV_IDS)
+@pytest.mark.parametrize("env_id", ENV_IDS)
 def test_env_loop_keeps_pettingzoo_order_checks(env_id):
     env = fox_envs.make(env_id)
     with pytest.raises(AttributeError, match="before reset"):
@@ -399,7 +413,7 @@ def test_mask_is_zero_for_agents_not_to_move(env_id, params):
     assert env.observation_space("player_0") is env.observation_space("player_0")
 
 
-@pytest.mark.parametrize("env_id", fox_envs.ENV_IDS)
+@pytest.mark.parametrize("env_id", ENV_IDS)
 def test_bad_params_raise_clear_errors(env_id):
     with pytest.raises(InvalidParameterError, match="no_such_param"):
         fox_envs.make(env_id, no_such_param=1)
@@ -419,7 +433,7 @@ def test_bad_params_raise_clear_errors(env_id):
                     fox_envs.make_game(env_id, **{name: bad})
 
 
-@pytest.mark.parametrize("env_id", fox_envs.ENV_IDS)
+@pytest.mark.parametrize("env_id", ENV_IDS)
 def test_corrupt_saved_states_raise_clear_errors(env_id):
     state = fox_envs.make_game(env_id).new_initial_state()
     good = json.loads(state.to_json())
@@ -453,18 +467,20 @@ def test_game_params_named_like_the_constructors_arguments_are_unknown_params():
 
 
 # ----- names, registries, the Gymnasium view -------------------------------------------------
-@pytest.mark.parametrize("env_id", fox_envs.ENV_IDS)
+@pytest.mark.parametrize("env_id", ENV_IDS)
 def test_make_by_name_and_pettingzoo_registry(env_id):
     env = fox_envs.make(env_id)
-    assert type(env.unwrapped) is env_module(env_id).raw_env
+    if GAMES[env_id].env_module:
+        assert raw_env_class(env_id) is env_module(env_id).raw_env
+    assert type(env.unwrapped) is raw_env_class(env_id)
     assert env.metadata["name"] == env_id
     pz = pettingzoo.make("aec", "fox_envs/" + env_id.replace("_v", "-v"))
-    assert type(pz.unwrapped) is env_module(env_id).raw_env
+    assert type(pz.unwrapped) is raw_env_class(env_id)
     game = fox_envs.make_game(env_id)
     assert game.name == env_id and game.new_initial_state().game == game
 
 
-@pytest.mark.parametrize("env_id", fox_envs.ENV_IDS)
+@pytest.mark.parametrize("env_id", ENV_IDS)
 def test_gymnasium_view_passes_check_env_and_reports_masks(env_id):
     gym_id = "fox_envs/" + GAMES[env_id].gym_id
     env = gymnasium.make(gym_id, opponent="random")
@@ -493,7 +509,7 @@ def test_gymnasium_view_passes_check_env_and_reports_masks(env_id):
         strict.step(-5)
 
 
-@pytest.mark.parametrize("env_id", fox_envs.ENV_IDS)
+@pytest.mark.parametrize("env_id", ENV_IDS)
 def test_gymnasium_view_rejects_a_max_moves_used_up_before_the_learner_moves(env_id):
     gym_id = "fox_envs/" + GAMES[env_id].gym_id
     seat = fox_envs.make_game(env_id).num_players - 1
@@ -518,7 +534,7 @@ def test_gymnasium_view_rejects_a_max_moves_used_up_before_the_learner_moves(env
         enough.step(legal)
 
 
-@pytest.mark.parametrize("env_id", fox_envs.ENV_IDS)
+@pytest.mark.parametrize("env_id", ENV_IDS)
 def test_gymnasium_view_is_reproducible_from_seed(env_id):
     gym_id = "fox_envs/" + GAMES[env_id].gym_id
 
@@ -582,7 +598,7 @@ def test_one_integer_rule_for_actions():
     assert env.infos["player_1"]["illegal_action"] is True
 
 
-@pytest.mark.parametrize("env_id", fox_envs.ENV_IDS)
+@pytest.mark.parametrize("env_id", ENV_IDS)
 def test_one_integer_rule_for_params_max_moves_seats_and_seeds(env_id):
     gym_id = "fox_envs/" + GAMES[env_id].gym_id
     integer_params = {"num_players": 2, "max_rounds": 3, "egg_tokens": 14}

@@ -11,7 +11,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+# adding_a_game.md's blocks build on each other (the first registers a game): they run in order in
+# a fresh interpreter in tests/test_adding_a_game.py, not one by one in this process
+RUN_ELSEWHERE = (ROOT / "docs" / "adding_a_game.md",)
+DOCS = [ROOT / "README.md", *sorted(p for p in (ROOT / "docs").rglob("*.md") if p not in RUN_ELSEWHERE)]
 BLOCKS = [(path, k, code) for path in DOCS
           for k, code in enumerate(re.findall(r"```python\n(.*?)```", path.read_text(), re.S))]
 

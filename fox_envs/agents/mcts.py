@@ -45,7 +45,8 @@ A position with a single legal action is answered at once, without search. Seede
 
 By name: ``make_agent("mcts:simulations=400,c=1.0,rollout=heuristic", env_id)``; without
 options every game gets its tuned defaults (their spec's ``search_defaults``), ``preset=plain``
-the plain UCT defaults of ``MCTSAgent``.
+the plain UCT defaults of ``MCTSAgent``. In Python the options are the fields of
+``SearchSettings``, given to ``MCTSAgent`` as one object (``settings=``) or as keywords.
 """
 from __future__ import annotations
 
@@ -140,7 +141,7 @@ def search_settings(settings: SearchSettings | None = None, **options: Any) -> S
         raise InvalidParameterError(f"mcts: settings must be a SearchSettings, got {type(settings).__name__}")
     unknown = sorted(set(options) - set(SEARCH_OPTIONS))
     if unknown:
-        raise TypeError(f"unexpected options {unknown}; allowed: {', '.join(SEARCH_OPTIONS)}, settings")
+        raise TypeError(f"mcts: unexpected options {unknown}; allowed: {', '.join(SEARCH_OPTIONS)}, settings")
     return replace(settings, **options) if options else settings
 
 

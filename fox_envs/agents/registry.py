@@ -76,7 +76,7 @@ def _game_agent(name: str, env_id: str, seed: int | None, options: dict[str, Any
         if name == "learned":
             check_learned_game(env_id)
         raise InvalidParameterError(
-            f"agent {name!r} exists only for {', '.join(f'{GAMES[g].title} ({g})' for g in games_with_agent(name))}, "
+            f"agent {name!r} exists only for {', '.join(f'{g} ({GAMES[g].title})' for g in games_with_agent(name))}, "
             f"not {env_id}; "
             f"every game has {', '.join(BUILT_IN_AGENTS)}")
     return load_object(named.factory)(env_id=env_id, seed=seed, **options)

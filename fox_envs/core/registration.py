@@ -46,3 +46,32 @@ def _register_ids(spec: GameSpec, replace: bool) -> None:
         gymnasium.register(gym_id, entry_point="fox_envs.core.gym_view:FoxGymEnv",
                            vector_entry_point="fox_envs.vector.routing:make_vector_env",
                            kwargs={"env_id": env_id})
+
+
+def added_specs() -> tuple[GameSpec, ...]:
+    """The registered specs that a fresh ``import fox_envs`` does not register (a user's games,
+    a replaced built-in id): what a spawned worker process must register again. Each must
+    pickle (its game class and functions defined at module level); one that does not raises
+    ``InvalidParameterError`` naming it."""
+    import pickle
+
+    from fox_envs.games import BUILT_IN_SPECS
+
+    added = tuple(game for game in registry.GAMES.values() if game not in BUILT_IN_SPECS)
+    for game in added:
+        try:
+            pickle.dumps(game)
+        except Exception as error:  # noqa: BLE001  (any pickling failure means the same)
+            raise InvalidParameterError(
+                f"{game.env_id}: worker processes need its GameSpec to pickle (define its game classes and "
+                f"functions at module level, not as lambdas or in a function): {type(error).__name__}: {error}"
+            ) from None
+    return added
+
+
+def register_specs(specs: tuple[GameSpec, ...]) -> None:
+    """Register, in this process, each of ``specs`` that is not registered as it is (a worker
+    process receiving the games of its parent, ``added_specs``)."""
+    for game in specs:
+        if registry.GAMES.get(game.env_id) != game:
+            register_game(game, replace=True)

@@ -11,6 +11,7 @@ a user's game may give the objects themselves instead.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from importlib import import_module
 from typing import Any, Callable, Mapping
 
 from fox_envs.core.errors import InvalidParameterError
@@ -22,13 +23,19 @@ class OpenSpielFacts:
     """What OpenSpiel's ``GameInfo`` needs that the rules core does not say by itself.
 
     ``max_chance_outcomes``: the most outcomes one chance node has (0: no chance);
-    ``max_chance_nodes(game)``: the most chance nodes one game can have;
+    ``max_chance_nodes(game)``: the most chance nodes one game can have (``None``: 0);
     ``identical_utility``: every player gets the same return (a cooperative game).
+    The defaults pickle, so a spec of plain values and module-level objects can be sent to
+    worker processes.
     """
 
     max_chance_outcomes: int = 0
-    max_chance_nodes: Callable[[Any], int] = lambda game: 0
+    max_chance_nodes: Callable[[Any], int] | None = None
     identical_utility: bool = False
+
+    def chance_nodes(self, game: Any) -> int:
+        """The most chance nodes one game of ``game`` (a rules-core ``Game``) can have."""
+        return 0 if self.max_chance_nodes is None else self.max_chance_nodes(game)
 
 
 @dataclass(frozen=True)
@@ -112,3 +119,14 @@ def check_env_id(env_id: Any) -> None:
             and name[0].isalpha()):
         raise InvalidParameterError(
             f"bad env id {short_repr(env_id)}: write <name>_v<version> in lower case, e.g. 'nim_v0'")
+
+
+def rules_names(package: str) -> Callable[[str], Any]:
+    """A game package's module ``__getattr__`` that hands out the names of ``<package>.rules``,
+    as the game's single module did before the game became a folder
+    (``from fox_envs.games.<game> import <Game>`` keeps working)."""
+
+    def __getattr__(name: str) -> Any:
+        return getattr(import_module(f"{package}.rules"), name)
+
+    return __getattr__

@@ -20,7 +20,7 @@ its own type; a worker process that dies (killed, or an agent raising ``SystemEx
 in its ``partial`` (``lost_games`` set, never mistaken for a complete result).
 
 Outcomes per agent: a return above 0 is a win, below 0 a loss, 0 a draw (this matches every
-game's reward convention: +1/-1/0, three-player Outfox +1/-0.5, cooperative +1/-1). A game
+game's reward convention: +1/-1/0, a three-player zero-sum game +1/-0.5, cooperative +1/-1). A game
 reaching ``max_moves`` player decisions is truncated: every return is 0 (a draw) and it is
 counted in ``truncations``.
 """
@@ -29,7 +29,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from functools import partial
 from typing import Any, Callable, Sequence
 
@@ -266,86 +266,166 @@ def json_params(params: dict) -> str:
     return json.dumps(params, sort_keys=True)
 
 
+# ----- settings --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class MatchSettings:
+    """How ``evaluate`` plays and reports a match (``round_robin`` uses them for every match).
+
+    ``max_moves``: player decisions before a game is truncated (``None``: the game's
+    ``max_moves_default``); ``rotation``: ``"permutations"`` or ``"cyclic"`` seat orders;
+    ``keep_records``: keep every ``GameRecord``; ``progress(done, total)``: called after each
+    game; ``backend``: ``"process"`` (spawned worker processes) or ``"ray"`` (Ray tasks, Ray
+    joined at ``ray_address`` when it is not running). Bad values raise ``InvalidParameterError``."""
+
+    max_moves: int | None = None
+    rotation: str = "permutations"
+    keep_records: bool = False
+    progress: Callable[[int, int], None] | None = None
+    backend: str = "process"
+    ray_address: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.max_moves is not None:
+            if integer_in(self.max_moves, 1) is None:
+                raise InvalidParameterError(f"max_moves must be an integer >= 1, got {short_repr(self.max_moves)}")
+            object.__setattr__(self, "max_moves", integer_in(self.max_moves, 1))
+        if self.rotation not in ROTATIONS:
+            seat_rotations(1, self.rotation)  # raises, naming the allowed rotations
+        if self.backend not in BACKENDS:
+            raise InvalidParameterError(f"unknown backend {short_repr(self.backend)}; allowed: {', '.join(BACKENDS)}")
+
+
+MATCH_OPTIONS = tuple(f.name for f in fields(MatchSettings))
+
+
+def match_settings(settings: MatchSettings | None, options: dict[str, Any], where: str = "evaluate",
+                   refused: Sequence[str] = ()) -> MatchSettings:
+    """``settings`` (default: ``MatchSettings()``) with the fields named in ``options`` replaced.
+    A keyword that is no field (or is one of ``refused``) raises ``TypeError`` naming the allowed
+    ones, as Python does for an unknown keyword of ``where``."""
+    if settings is None:
+        settings = MatchSettings()
+    elif not isinstance(settings, MatchSettings):
+        raise InvalidParameterError(f"{where}: settings must be a MatchSettings, got {type(settings).__name__}")
+    allowed = [name for name in MATCH_OPTIONS if name not in refused]
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise TypeError(f"{where}() got unexpected keyword argument(s) {', '.join(map(repr, unknown))}; "
+                        f"match options: {', '.join(allowed)} (or settings=MatchSettings(...))")
+    return replace(settings, **options) if options else settings
+
+
 # ----- evaluate --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _MatchPlan:
+    """What every game of one match shares: the game, the agents' specs and labels, the seed,
+    the move limit and the seat orders."""
+
+    env_id: str
+    game: Game
+    specs: list
+    labels: list[str]
+    seed: int
+    max_moves: int
+    rotation: str
+    keep_records: bool
+
+    @property
+    def rotations(self) -> list[tuple[int, ...]]:
+        return seat_rotations(len(self.specs), self.rotation)
+
+    def init_args(self) -> tuple:
+        """The arguments of ``_init_worker`` (picklable, for the worker processes or Ray tasks)."""
+        return (self.env_id, dict(self.game.params), self.specs, self.labels, self.seed, self.max_moves,
+                self.rotation)
+
+
 def evaluate(env_id: str, agents: Sequence[Any], num_games: int = 100, seed: int = 0, workers: int = 1,
-             params: dict | None = None, max_moves: int | None = None, rotation: str = "permutations",
-             keep_records: bool = False, progress: Callable[[int, int], None] | None = None,
-             backend: str = "process", ray_address: str | None = None) -> MatchResult:
+             params: dict | None = None, settings: MatchSettings | None = None, **options: Any) -> MatchResult:
     """Play ``num_games`` games of ``env_id`` between ``agents`` with seats rotated.
 
     ``agents``: one per seat (names/spec strings such as ``"heuristic"``, ``"mcts:simulations=200"``,
     ``"module:callable"``, a saved policy path, or picklable agent objects); a single agent plays
     every seat (self-play, or the whole team of a cooperative game). ``workers`` > 1 plays in
-    that many spawned processes; the result is the same for any ``workers``. ``progress(done,
-    total)`` is called after each game. ``keep_records`` keeps every ``GameRecord``.
+    that many spawned processes; the result is the same for any ``workers``. ``params`` are the
+    game's parameters.
+
+    The match options (``MatchSettings``: ``max_moves``, ``rotation``, ``keep_records``,
+    ``progress``, ``backend``, ``ray_address``) come as one ``settings`` object, as keywords
+    (``evaluate(env_id, agents, 100, max_moves=50, keep_records=True)``), or both (the keywords
+    replace those fields of ``settings``). ``progress(done, total)`` is called after each game;
+    ``keep_records`` keeps every ``GameRecord``.
 
     ``backend="ray"`` plays the games as Ray tasks instead (at most ``workers`` at a time, on
     every machine of the cluster; ``fox_envs/evaluation/ray_pool.py``), with the same result:
     an existing ``ray.init`` is used, else Ray is started (or joined at ``ray_address``) and
     shut down at the end."""
-    params = dict(params or {})
-    game = make_game(env_id, **params)
+    settings = match_settings(settings, options)
+    game = make_game(env_id, **dict(params or {}))
     specs = list(agents)
     n = game.num_players
     if not specs or (len(specs) != n and len(specs) != 1):
         raise InvalidParameterError(
             f"{env_id} with params {json_params(game.params)} has {n} seats: give {n} agents (or one for every seat), got {len(specs)}"
         )
-    if max_moves is None:
-        max_moves = game.max_moves_default
+    max_moves = game.max_moves_default if settings.max_moves is None else settings.max_moves
     for name, value, low in (("num_games", num_games, 1), ("seed", seed, 0), ("max_moves", max_moves, 1),
                              ("workers", workers, 1)):
         if integer_in(value, low) is None:
             raise InvalidParameterError(f"{name} must be an integer >= {low}, got {short_repr(value)}")
     num_games, seed, max_moves, workers = (integer_in(v, 0) for v in (num_games, seed, max_moves, workers))
-    if backend not in BACKENDS:
-        raise InvalidParameterError(f"unknown backend {short_repr(backend)}; allowed: {', '.join(BACKENDS)}")
-    rotations = seat_rotations(len(specs), rotation)
-    labels = unique_labels(specs)
+    plan = _MatchPlan(env_id, game, specs, unique_labels(specs), seed, max_moves, settings.rotation,
+                      settings.keep_records)
     for spec in specs:  # fail fast, in this process, on a bad agent spec
         make_agent(spec, env_id)
-    init_args = (env_id, dict(game.params), specs, labels, seed, max_moves, rotation)
+    outcomes = _play_match(plan, num_games, min(workers, num_games), settings)
+    return _aggregate(plan, num_games, outcomes)
 
+
+def _play_match(plan: _MatchPlan, num_games: int, workers: int,
+                settings: MatchSettings) -> list[tuple[int, tuple[int, ...], GameRecord]]:
+    """The outcomes ``(game index, seat order, record)`` of the match's games, in index order:
+    played here (one worker, process backend) or by ``workers`` processes or Ray tasks. A lost
+    worker raises ``WorkerLostError`` with the finished games' ``MatchResult`` as ``partial``."""
     outcomes: list[tuple[int, tuple[int, ...], GameRecord]] = []
-    workers = min(workers, num_games)
-    if workers == 1 and backend == "process":
-        _init_worker(*init_args)
+    progress = settings.progress
+
+    def collect(outcome: tuple[int, tuple[int, ...], GameRecord]) -> None:
+        outcomes.append(outcome)
+        if progress:
+            progress(len(outcomes), num_games)
+
+    if workers == 1 and settings.backend == "process":
+        _init_worker(*plan.init_args())
         try:
             for index in range(num_games):
-                outcomes.append(_play_indexed(index))
-                if progress:
-                    progress(len(outcomes), num_games)
+                collect(_play_indexed(index))
         finally:
             _WORKER.clear()
+        return outcomes
+    chunk = max(1, min(16, num_games // (workers * 8)))
+    if settings.backend == "ray":
+        from fox_envs.evaluation.ray_pool import run_on_ray
+
+        runner = partial(run_on_ray, address=settings.ray_address)
     else:
-        chunk = max(1, min(16, num_games // (workers * 8)))
-
-        def collect(outcome: tuple[int, tuple[int, ...], GameRecord]) -> None:
-            outcomes.append(outcome)
-            if progress:
-                progress(len(outcomes), num_games)
-
-        if backend == "ray":
-            from fox_envs.evaluation.ray_pool import run_on_ray
-
-            runner = partial(run_on_ray, address=ray_address)
-        else:
-            runner = run_parallel
-        try:
-            runner(_init_worker, init_args, _play_indexed, num_games, workers, chunk, collect)
-        except WorkerLostError as error:
-            outcomes.sort(key=lambda item: item[0])
-            error.partial = _aggregate(env_id, game, labels, specs, len(outcomes), seed, max_moves, rotation,
-                                       rotations, outcomes, keep_records, lost_games=error.lost_games + error.unplayed_games)
-            error.args = (f"{env_id} {', '.join(labels)}: {error}",)
-            raise
+        runner = run_parallel
+    try:
+        runner(_init_worker, plan.init_args(), _play_indexed, num_games, workers, chunk, collect)
+    except WorkerLostError as error:
+        outcomes.sort(key=lambda item: item[0])
+        error.partial = _aggregate(plan, len(outcomes), outcomes, lost_games=error.lost_games + error.unplayed_games)
+        error.args = (f"{plan.env_id} {', '.join(plan.labels)}: {error}",)
+        raise
     outcomes.sort(key=lambda item: item[0])
-    return _aggregate(env_id, game, labels, specs, num_games, seed, max_moves, rotation, rotations,
-                      outcomes, keep_records)
+    return outcomes
 
 
-def _aggregate(env_id, game, labels, specs, num_games, seed, max_moves, rotation, rotations, outcomes,
-               keep_records, lost_games: Sequence[int] = ()) -> MatchResult:
+def _aggregate(plan: _MatchPlan, num_games: int, outcomes: Sequence[tuple[int, tuple[int, ...], GameRecord]],
+               lost_games: Sequence[int] = ()) -> MatchResult:
+    """The ``MatchResult`` of ``outcomes`` (``num_games`` of them were asked for, ``lost_games``
+    not played)."""
+    game, labels = plan.game, plan.labels
     n = game.num_players
     results = [AgentResult(label, seat_games=[0] * n, seat_wins=[0] * n) for label in labels]
     lengths, truncations, team_wins = [], 0, 0
@@ -374,12 +454,12 @@ def _aggregate(env_id, game, labels, specs, num_games, seed, max_moves, rotation
                     result.losses += 1
                 else:
                     result.draws += 1
-    balanced = len(specs) == 1 or (not lost_games and num_games % len(rotations) == 0)
+    balanced = len(plan.specs) == 1 or (not lost_games and num_games % len(plan.rotations) == 0)
     return MatchResult(
-        env_id=env_id, params=dict(game.params), agents=labels, num_games=num_games, seed=seed,
-        max_moves=max_moves, rotation=rotation, zero_sum=game.zero_sum, results=results, lengths=lengths,
+        env_id=plan.env_id, params=dict(game.params), agents=labels, num_games=num_games, seed=plan.seed,
+        max_moves=plan.max_moves, rotation=plan.rotation, zero_sum=game.zero_sum, results=results, lengths=lengths,
         truncations=truncations, team_wins=team_wins, seat_balanced=balanced,
-        records=[record for _, _, record in outcomes] if keep_records else [], lost_games=sorted(lost_games),
+        records=[record for _, _, record in outcomes] if plan.keep_records else [], lost_games=sorted(lost_games),
     )
 
 

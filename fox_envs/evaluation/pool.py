@@ -1,5 +1,7 @@
 """Worker processes for ``evaluate``: games are played in spawned processes and each game's
-outcome is sent back as soon as it is played.
+outcome is sent back as soon as it is played. A game registered here that a fresh
+``import fox_envs`` does not register (a user's game) is registered in every worker first, from
+its pickled spec (``fox_envs.core.registration.added_specs``).
 
 The parent waits on every worker's pipe and process sentinel together, so a worker that dies
 (killed, ``os._exit``, an agent raising ``SystemExit``) or an agent that raises is noticed at
@@ -18,8 +20,11 @@ import pickle
 import signal
 import traceback
 from collections import deque
+from functools import partial
 from multiprocessing.connection import wait
 from typing import Any, Callable, Sequence
+
+from fox_envs.core.registration import added_specs, register_specs
 
 
 class WorkerLostError(RuntimeError):
@@ -99,6 +104,19 @@ def _send_failure(conn, kind: str, index: int | None, error: BaseException) -> N
         pass
 
 
+def _init_with_games(specs: tuple, init: Callable[..., None], *init_args: Any) -> None:
+    """Register the parent's games a fresh process lacks (``added_specs``), then ``init``."""
+    register_specs(specs)
+    init(*init_args)
+
+
+def with_games(init: Callable[..., None]) -> Callable[..., None]:
+    """``init`` for a worker process that first registers the games registered here that a
+    fresh ``import fox_envs`` does not know (a user's game), so that they play there too."""
+    specs = added_specs()
+    return partial(_init_with_games, specs, init) if specs else init
+
+
 def _worker_main(conn, init: Callable[..., None], init_args: tuple, play: Callable[[int], Any]) -> None:
     """A worker: ``init(*init_args)``, then play every index of every chunk received until
     ``None``; each outcome (or the failure that stops the worker) goes back on ``conn``."""
@@ -156,6 +174,7 @@ def run_parallel(init: Callable[..., None], init_args: tuple, play: Callable[[in
     game finishes (in completion order). Raises as the module doc says; every worker is stopped
     before this returns or raises."""
     context = multiprocessing.get_context("spawn")
+    init = with_games(init)
     queue = deque(list(range(lo, min(lo + chunk, count))) for lo in range(0, count, chunk))
     slots: list[_Slot] = []
     done = 0

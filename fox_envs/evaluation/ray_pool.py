@@ -26,7 +26,8 @@ from collections import deque
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator
 
-from fox_envs.evaluation.pool import WorkerLostError, index_ranges, lost_games_error, portable, raise_failure
+from fox_envs.evaluation.pool import (WorkerLostError, index_ranges, lost_games_error, portable, raise_failure,
+                                     with_games)
 
 WAIT_WARNING_SECONDS = 30  # no game finished for this long and no free CPU: say why
 MISSING_RAY = "backend='ray' needs Ray: pip install 'fox_envs[rllib]' (or pip install ray)"
@@ -99,6 +100,7 @@ def run_on_ray(init: Callable[..., None], init_args: tuple, play: Callable[[int]
         from ray.exceptions import RayError
 
         task = ray.remote(num_cpus=1, max_retries=0)(play_chunk)
+        init = with_games(init)
         shared = ray.put(init_args)
         queue = deque(list(range(lo, min(lo + chunk, count))) for lo in range(0, count, chunk))
         running: dict[Any, list[int]] = {}

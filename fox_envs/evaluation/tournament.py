@@ -1,7 +1,7 @@
 """Round-robin tournaments with Bradley-Terry (Elo-scale) ratings and a cross table.
 
 Competitive games (``zero_sum``): every group of ``num_players`` distinct agents (all pairs in a
-two-player game, every combination of three in three-player Outfox) plays one match of
+two-player game, every combination of three in a three-player game) plays one match of
 ``games_per_match`` games with seats rotated (``evaluate``). Each game gives one pairwise result
 per pair of agents in it: the higher return wins, equal returns are a draw. Those pairwise
 results fill the cross table and the ratings.
@@ -24,15 +24,16 @@ import io
 import itertools
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
 from fox_envs.core.errors import InvalidParameterError
 from fox_envs.core.registry import make_game
-from fox_envs.evaluation.match import MatchResult, evaluate, seat_rotations, unique_labels
+from fox_envs.evaluation.match import (MatchResult, MatchSettings, evaluate, match_settings, seat_rotations,
+                                      unique_labels)
 from fox_envs.evaluation.pool import WorkerLostError, index_ranges
 from fox_envs.evaluation.ratings import Ratings, rate
 from fox_envs.evaluation.stats import wilson_interval
@@ -155,23 +156,28 @@ def match_seed(seed: int, match_index: int) -> int:
 
 
 def round_robin(env_id: str, agents: Sequence[Any], games_per_match: int = 100, seed: int = 0,
-                workers: int = 1, params: dict | None = None, max_moves: int | None = None,
-                bootstrap: int = 200, rotation: str = "permutations",
-                progress: Callable[[int, int], None] | None = None, backend: str = "process",
-                ray_address: str | None = None) -> TournamentResult:
-    """Play the round robin described in the module doc and rate the agents (``backend`` and
-    ``ray_address`` as for ``evaluate``; with ``"ray"`` one Ray session serves every match)."""
-    args = (env_id, agents, games_per_match, seed, workers, params, max_moves, bootstrap, rotation, progress, backend)
-    if backend == "ray":
+                workers: int = 1, params: dict | None = None, bootstrap: int = 200,
+                settings: MatchSettings | None = None, **options: Any) -> TournamentResult:
+    """Play the round robin described in the module doc and rate the agents (``bootstrap``
+    resamples for the ratings' intervals).
+
+    The match options are those of ``evaluate`` (``MatchSettings``: ``max_moves``, ``rotation``,
+    ``progress``, ``backend``, ``ray_address``; one ``settings`` object, keywords, or both) except
+    ``keep_records``: the round robin keeps the records it rates. ``progress(done, total)``
+    counts the games of every match; with ``backend="ray"`` one Ray session serves every match."""
+    settings = match_settings(settings, options, where="round_robin", refused=("keep_records",))
+    if settings.keep_records:
+        raise InvalidParameterError("round_robin keeps the records it rates: give settings with keep_records=False")
+    if settings.backend == "ray":
         from fox_envs.evaluation.ray_pool import ray_session
 
-        with ray_session(ray_address):
-            return _round_robin(*args)
-    return _round_robin(*args)
+        with ray_session(settings.ray_address):
+            return _round_robin(env_id, agents, games_per_match, seed, workers, params, bootstrap, settings)
+    return _round_robin(env_id, agents, games_per_match, seed, workers, params, bootstrap, settings)
 
 
-def _round_robin(env_id, agents, games_per_match, seed, workers, params, max_moves, bootstrap, rotation, progress,
-                 backend) -> TournamentResult:
+def _round_robin(env_id: str, agents: Sequence[Any], games_per_match: int, seed: int, workers: int,
+                 params: dict | None, bootstrap: int, settings: MatchSettings) -> TournamentResult:
     game = make_game(env_id, **dict(params or {}))
     specs = list(agents)
     labels = unique_labels(specs)
@@ -184,26 +190,26 @@ def _round_robin(env_id, agents, games_per_match, seed, workers, params, max_mov
     total = len(groups) * games_per_match
     matches: list[MatchResult] = []
     for m, group in enumerate(groups):
-        done = m * games_per_match
+        done, progress = m * games_per_match, settings.progress
         callback = (lambda d, t, base=done: progress(base + d, total)) if progress else None
+        match_options = replace(settings, keep_records=game.zero_sum, progress=callback)
         try:
             matches.append(evaluate(env_id, [specs[i] for i in group], games_per_match, match_seed(seed, m),
-                                    workers, params=game.params, max_moves=max_moves, rotation=rotation,
-                                    keep_records=game.zero_sum, progress=callback,
-                                    backend=backend))
+                                    workers, params=game.params, settings=match_options))
         except WorkerLostError as error:  # keep every finished game; say which were lost
             matches.append(error.partial)
             lost = [{"match": m, "agents": [labels[i] for i in group], "lost_games": error.partial.lost_games}]
             lost += [{"match": later, "agents": [labels[i] for i in groups[later]],
                       "lost_games": list(range(games_per_match))} for later in range(m + 1, len(groups))]
             partial = _tournament_result(env_id, game, labels, groups, matches, games_per_match, seed, bootstrap,
-                                         rotation, lost)
+                                         settings.rotation, lost)
             not_played = f"matches {m + 1}-{len(groups) - 1} not played" if m + 1 < len(groups) else "no match left"
             raise WorkerLostError(
                 f"round robin stopped in match {m} ({' vs '.join(lost[0]['agents'])}): {error}; "
                 f"{m} earlier match(es) kept, {not_played}",
                 error.lost_games, error.unplayed_games, partial) from error
-    return _tournament_result(env_id, game, labels, groups, matches, games_per_match, seed, bootstrap, rotation, [])
+    return _tournament_result(env_id, game, labels, groups, matches, games_per_match, seed, bootstrap,
+                              settings.rotation, [])
 
 
 def _tournament_result(env_id, game, labels, groups, matches, games_per_match, seed, bootstrap, rotation,

@@ -188,7 +188,7 @@ class FoxOpenSpielGame(pyspiel.Game):
         return FoxOpenSpielState(self)
 
     def max_chance_nodes_in_history(self) -> int:
-        return spec(self.env_id).openspiel.max_chance_nodes(self.core_game)
+        return spec(self.env_id).openspiel.chance_nodes(self.core_game)
 
     def make_py_observer(self, iig_obs_type: Any = None, params: dict | None = None) -> "FoxObserver":
         return FoxObserver(self.core_game, iig_obs_type, params)

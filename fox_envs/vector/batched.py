@@ -25,7 +25,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from fox_envs.batch.env import BatchEnv
+from fox_envs.batch.env import BatchEnv, kernels_class
 from fox_envs.core.errors import InvalidParameterError
 from fox_envs.core.layout import make_layout, observation_box
 from fox_envs.core.params import integer_in, short_repr
@@ -83,6 +83,7 @@ class BatchVectorEnv(VectorEnv):
         render_mode = params.pop("render_mode", None)
         if params.pop("mask_in_observation", False):
             raise InvalidParameterError(MASK_IN_VECTORS)
+        kernels_class(env_id)  # an unknown id, or a game without batched kernels, says so
         if not plays_inside_batch(opponent, env_id):
             raise InvalidParameterError(
                 f"{env_id}: the batched vector env plays opponents {BATCH_OPPONENTS} (a name or one per other "

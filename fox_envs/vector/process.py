@@ -6,7 +6,8 @@ more than a whole step of these games. ``FoxVectorEnv`` steps ``num_envs`` copie
 itself while ``workers - 1`` forked processes (start method ``context``: ``"fork"`` where
 available, else ``"spawn"``; pass ``context="spawn"`` when the parent runs threads) step theirs,
 each in a plain loop, with one message per forked worker per step (polled for ``spin`` seconds
-before a process sleeps). ``workers`` 0 or 1 steps every env in this process.
+before a process sleeps). ``workers`` 0 or 1 steps every env in this process. A spawned worker first registers the games
+registered here that a fresh ``import fox_envs`` lacks (a user's game; forked ones inherit them).
 ``gymnasium.make_vec`` returns one for the fox_envs ids (``make_vector_env``).
 
 Every process writes observations, masks, rewards and flags straight into the rows of the
@@ -55,6 +56,7 @@ from gymnasium.vector.utils import batch_space
 
 from fox_envs.core.errors import InvalidParameterError
 from fox_envs.core.params import integer_in, short_repr
+from fox_envs.core.registration import added_specs, register_specs
 
 RING = 2  # sets of returned arrays used in turn
 NOT_COPYABLE = ("a FoxVectorEnv cannot be copied or pickled: it owns worker processes, pipes and shared "
@@ -207,10 +209,13 @@ def _run_slice(command: str, argument: Any, views: list, lo: int, buffers: _Buff
 
 
 def _worker(gym_id: str, lo: int, count: int, kwargs: dict, raws: list, layout: dict, raw_action, pipe,
-            spin: float) -> None:
+            spin: float, games: tuple = ()) -> None:
+    """A worker stepping envs ``lo..lo+count-1``; ``games``: the parent's games a spawned
+    process lacks (``added_specs``), registered first."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the main process, which stops us
     parent = os.getppid()
     try:
+        register_specs(games)
         views = _make_views(gym_id, count, kwargs)
         action = np.ndarray(layout["reward"][1], np.int64, buffer=raw_action)
         sets = [_Buffers.over(raw, layout, action) for raw in raws]
@@ -350,6 +355,7 @@ class FoxVectorEnv(VectorEnv):
         self._spawn_args = [(gym_id, lo, hi - lo, kwargs, raws, self._layout, raw_action, spin)
                             for lo, hi in zip(bounds[1:-1], bounds[2:])]
         self._ctx = ctx
+        self._games = added_specs() if ctx.get_start_method() != "fork" and workers > 1 else ()
         try:
             self._start_workers()
         except BaseException:
@@ -364,7 +370,7 @@ class FoxVectorEnv(VectorEnv):
         for args in self._spawn_args:
             with _sigint_deferred():
                 parent, child = self._ctx.Pipe()
-                process = self._ctx.Process(target=_worker, daemon=True, args=(*args[:-1], child, args[-1]))
+                process = self._ctx.Process(target=_worker, daemon=True, args=(*args[:-1], child, args[-1], self._games))
                 self._pipes.append(parent)
                 self._processes.append(process)  # before start(): stopping skips a process never started
                 process.start()

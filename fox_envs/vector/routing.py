@@ -37,6 +37,10 @@ def make_vector_env(num_envs: int = 1, *, env_id: str, backend: str | None = Non
         opponent = kwargs.get("opponent", "random")
         plain = not any(name in kwargs for name in PROCESS_ONLY) and kwargs.get("render_mode") is None
         backend = "batch" if plain and plays_inside_batch(opponent, env_id) else "processes"
+    if backend == "batch" and GAMES[env_id].kernels is None:
+        raise InvalidParameterError(
+            f"{env_id} has no batched kernels, so backend='batch' is unavailable; use backend='processes' "
+            "(or leave backend out): FoxVectorEnv plays every game")
     if backend == "batch":
         from fox_envs.vector.batched import BatchVectorEnv
 

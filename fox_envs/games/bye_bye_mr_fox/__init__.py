@@ -1,9 +1,7 @@
 """Bye Bye Mr. Fox!: the game's spec. Its rules are in ``rules.py``; docs/rules/bye_bye_mr_fox.md has the full rules."""
 from __future__ import annotations
 
-from typing import Any
-
-from fox_envs.core.spec import GameSpec, OpenSpielFacts
+from fox_envs.core.spec import GameSpec, OpenSpielFacts, rules_names
 
 RULES_SUMMARY = """\
 - Cooperative: 1 to 4 players win or lose together. Goal: three eggs in each hen's nest
@@ -31,7 +29,7 @@ SPEC = GameSpec(
     # heuristic's move unless the search is 2 standard errors sure of a better one
     search_defaults={"simulations": 200, "c": 1.4, "rollout": "heuristic", "rollout_limit": 200,
                      "anchor": 2.0, "reuse": True},
-    kernels=f"{__name__}.kernels:ByeByeMrFoxKernels",
+    kernels=f"{__name__}.batched:ByeByeMrFoxKernels",
     # a turn is a flip and a spin, one turn per face-down token; outcomes: 5 tokens, 6 sectors
     openspiel=OpenSpielFacts(max_chance_outcomes=6, max_chance_nodes=lambda game: 2 * game.max_turns,
                              identical_utility=True),
@@ -42,14 +40,10 @@ SPEC = GameSpec(
         "fox_envs.agents.bye_bye_mr_fox": f"{__name__}.heuristic",
         "fox_envs.agents.bye_bye_mr_fox_solver": f"{__name__}.solver",
         "fox_envs.agents.trained.bye_bye_mr_fox_td": f"{__name__}.trained_td",
-        "fox_envs.batch.bye_bye_mr_fox": f"{__name__}.kernels",
+        "fox_envs.batch.bye_bye_mr_fox": f"{__name__}.batched",
         "fox_envs.batch.bye_bye_mr_fox_heuristic": f"{__name__}.kernels_heuristic",
     },
 )
 
 
-def __getattr__(name: str) -> Any:
-    """The rules module's names, as the module ``fox_envs.games.bye_bye_mr_fox`` (now ``fox_envs.games.bye_bye_mr_fox.rules``) had them."""
-    from importlib import import_module
-
-    return getattr(import_module(f"{__name__}.rules"), name)
+__getattr__ = rules_names(__name__)  # the rules module's names, as the game's old module had them

@@ -5,12 +5,13 @@ had no place, and where the egg hit by the spinner's back end went.
 """
 from __future__ import annotations
 
-from fox_envs.games.bye_bye_mr_fox.rules import (
-    FLIP, FOX, KIND_NAMES, NEST_CAPACITY, PLACE, SPIN, THREE_HENS, TOKEN_LABELS, ByeByeMrFoxState,
+from fox_envs.core.game import State
+from fox_envs.games.bye_bye_mr_fox.board import (
+    FLIP, FOX, KIND_NAMES, NEST_CAPACITY, PLACE, SPIN, THREE_HENS, TOKEN_LABELS,
 )
 
 
-def effects(before: ByeByeMrFoxState, after: ByeByeMrFoxState) -> list[str]:
+def effects(before: State, after: State) -> list[str]:
     """Lines about the action ``before`` -> ``after``."""
     action = after._history[-1]
     if before.phase == FLIP and after.phase != PLACE:

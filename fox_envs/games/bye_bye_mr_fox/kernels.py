@@ -1,18 +1,9 @@
 """Bye Bye Mr. Fox! batched kernels (the rules of ``fox_envs.games.bye_bye_mr_fox.rules``; docs/rules/bye_bye_mr_fox.md).
 
-The board (default layout; ``layout`` moves the printed pictures)::
-
-                      O0 three hens
-          O5 brown                    O1 black
-                   N5      N0      N1
-                   N4      N3      N2
-          O4 fox                      O2 fox
-                      O3 white
-
-    the spinner's front end points at sector s, its back end at nest circle N<(s+3) mod 6>
+The board, its circles and sectors are drawn in ``board.py``.
 
 State of row ``i``: one int8 row ``st[i]`` of ``STATE_SIZE`` small counts (one cache line, and
-one array for numba to pass around instead of eleven)::
+one array for numba to pass around)::
 
     st[i, CIRCLES + s]    1 if an egg lies on nest circle N<s>                     s = 0..5
     st[i, VISIBLE + s]    the picture visible on O<s> (a token's kind, else the printing):
@@ -43,9 +34,9 @@ chance end the game, ``replay_row`` finishes the row as a step without auto-rese
 (``term``, rewards, final observation, TERMINAL), and ``BatchEnv.load`` restarts it when
 ``auto_reset`` is on.
 
-Speed: ``step_rows`` and ``reset_rows`` run on borrowed views of their arrays (``_rows.borrowed``:
-no reference counts), since numba's atomic increments and decrements around every inlined helper
-were about four fifths of a step.
+The kernels take the game's constants as one tuple, ``setup = (start_state, start_obs, values)``
+(``ByeByeMrFoxKernels.setup``), and ``step_rows`` and ``reset_rows`` run on borrowed views of
+their arrays (``_rows.borrowed``: no reference counts).
 """
 from __future__ import annotations
 
@@ -55,7 +46,6 @@ from numba import njit
 from fox_envs.batch._rng import CHANCE_STREAM, below
 from fox_envs.batch._rows import (TERMINAL, add_legal, begin_row, borrowed, clear_legal, keep_history, push_history,
                                   take_action)
-from fox_envs.batch.env import GameKernels
 from fox_envs.games.bye_bye_mr_fox.rules import (EGG, FLIP, FOX, GIVE, GIVE_ACTION, NEST_CAPACITY, OBS_COVERED,
                                            OBS_DISCARDED, OBS_FACE_DOWN, OBS_NESTS, OBS_PHASE, OBS_SIZE, OBS_SPIN,
                                            OBS_TOKEN, OBS_VISIBLE, OUTER_ACTION, PLACE, SPIN, THREE_HENS,
@@ -120,6 +110,7 @@ def _write_view(out, row, values) -> None:
 
 @njit(cache=True, inline="always")
 def _discard(st, obs, i, kind, values) -> None:
+    """One more discarded token of ``kind``."""
     n = st[i, DISCARDED + kind] + 1
     st[i, DISCARDED + kind] = n
     obs[i, OBS_DISCARDED + kind] = values[5 + kind, n]
@@ -127,6 +118,7 @@ def _discard(st, obs, i, kind, values) -> None:
 
 @njit(cache=True, inline="always")
 def _to_nest(st, obs, i, hen) -> None:
+    """One more egg in the nest of ``hen``."""
     n = st[i, NESTS + hen] + 1
     st[i, NESTS + hen] = n
     obs[i, OBS_NESTS + hen] = NEST_VALUE[n]
@@ -260,24 +252,36 @@ def _start_row(st, obs, moves, hlen, mask, legal, nlegal, i, start_state, start_
 
 
 @njit(cache=True, inline="always")
-def _finish(st, obs, player, rewards, term, final_obs, hist, hlen, last_hist, last_hlen, mask, legal, nlegal,
-            i, result) -> None:
-    """The game of row ``i`` ended in a step (a win or a loss): results, final observation
-    (every seat sees the same, so the view asked for changes nothing) and history kept."""
-    term[i] = True
-    value = 1.0 if result == WON else -1.0
-    for p in range(rewards.shape[1]):
-        rewards[i, p] = value
+def _keep_final(common, i) -> None:
+    """The row's observation as its final observation (every seat sees the same, so the view
+    asked for changes nothing) and its history kept."""
+    obs, final_obs = common[0], common[6]
+    hist, hlen, last_hist, last_hlen = common[9], common[10], common[11], common[12]
     for k in range(OBS_SIZE):
         final_obs[i, k] = obs[i, k]
     keep_history(hist, hlen, last_hist, last_hlen, i)
 
 
+@njit(cache=True, inline="always")
+def _finish(common, i, result) -> None:
+    """The game of row ``i`` ended (WON or LOST): every seat's reward +1 or -1, ``term`` set,
+    final observation and history kept."""
+    rewards, term = common[3], common[4]
+    term[i] = True
+    value = 1.0 if result == WON else -1.0
+    for p in range(rewards.shape[1]):
+        rewards[i, p] = value
+    _keep_final(common, i)
+
+
 # ----- the kernels --------------------------------------------------------------------------------
 @njit(cache=True, nogil=True)
-def reset_rows(lo, hi, which, st, common, start_state, start_obs, values, num_players) -> None:
+def reset_rows(lo, hi, which, st, common, setup, num_players) -> None:
+    """A new game in every row ``i`` of ``[lo, hi)`` with ``which[i]``, chance drawn up to the
+    first decision."""
     (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
      legal, nlegal, rep_keys, rep_counts) = borrowed(common)
+    start_state, start_obs, values = setup
     which, st, start_state, start_obs, values = borrowed((which, st, start_state, start_obs, values))
     for i in range(lo, hi):
         if which[i]:
@@ -287,11 +291,12 @@ def reset_rows(lo, hi, which, st, common, start_state, start_obs, values, num_pl
 
 
 @njit(cache=True, nogil=True)
-def step_rows(lo, hi, actions, st, common, max_moves, auto_reset, final_view, start_state, start_obs, values,
-              num_players) -> None:
-    (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
-     legal, nlegal, rep_keys, rep_counts) = borrowed(common)
-    # borrowed views (no reference counts) of every array the loop uses
+def step_rows(lo, hi, actions, st, common, max_moves, auto_reset, final_view, setup, num_players) -> None:
+    """The decision of every row of ``[lo, hi)`` with an action, then chance up to the next
+    decision or the end of the game; ``max_moves`` decisions truncate it."""
+    common = (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
+              legal, nlegal, rep_keys, rep_counts) = borrowed(common)
+    start_state, start_obs, values = setup
     actions, st, start_state, start_obs, values = borrowed((actions, st, start_state, start_obs, values))
     for i in range(lo, hi):
         a = take_action(actions, player, rewards, term, trunc, hist, hlen, moves, i)
@@ -308,12 +313,9 @@ def step_rows(lo, hi, actions, st, common, max_moves, auto_reset, final_view, st
                 player[i] = st[i, TURN] % num_players
                 continue
             trunc[i] = True
-            for k in range(OBS_SIZE):
-                final_obs[i, k] = obs[i, k]
-            keep_history(hist, hlen, last_hist, last_hlen, i)
+            _keep_final(common, i)
         else:
-            _finish(st, obs, player, rewards, term, final_obs, hist, hlen, last_hist, last_hlen, mask, legal,
-                    nlegal, i, result)
+            _finish(common, i, result)
         if auto_reset:
             _start_row(st, obs, moves, hlen, mask, legal, nlegal, i, start_state, start_obs)
             _resolve(st, obs, mask, legal, nlegal, streams, hist, hlen, i, values)
@@ -324,12 +326,13 @@ def step_rows(lo, hi, actions, st, common, max_moves, auto_reset, final_view, st
 
 
 @njit(cache=True, nogil=True)
-def replay_row(i, history, st, common, start_state, start_obs, values, num_players) -> None:
+def replay_row(i, history, st, common, setup, num_players) -> None:
     """Row ``i`` through ``history`` (chance outcomes applied as given), then chance drawn until
     a decision. Should that chance end the game (a loaded chance node can), the row ends as a
     step without auto-reset ends it: term, rewards, final observation, TERMINAL."""
     (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
      legal, nlegal, rep_keys, rep_counts) = common
+    start_state, start_obs, values = setup
     _start_row(st, obs, moves, hlen, mask, legal, nlegal, i, start_state, start_obs)
     for k in range(history.shape[0]):
         a = history[k]
@@ -357,58 +360,31 @@ def replay_row(i, history, st, common, start_state, start_obs, values, num_playe
         player[i] = st[i, TURN] % num_players
         return
     begin_row(rewards, term, trunc, i)
-    _finish(st, obs, player, rewards, term, final_obs, hist, hlen, last_hist, last_hlen, mask, legal, nlegal, i,
-            result)
+    _finish(common, i, result)
     player[i] = TERMINAL
     clear_legal(mask, legal, nlegal, i)
 
 
 @njit(cache=True)
 def _initial_view(start_state, values) -> np.ndarray:
+    """The observation of state row ``start_state``."""
     out = np.zeros(OBS_SIZE, np.float32)
     _write_view(out, start_state, values)
     return out
 
 
-class ByeByeMrFoxKernels(GameKernels):
-    max_legal = 6  # an egg on up to 6 empty nest circles; a hen or fox on at most 5 outer circles
-
-    def __init__(self, game: ByeByeMrFoxGame) -> None:
-        super().__init__(game)
-        start = np.zeros(STATE_SIZE, np.int8)
-        start[CIRCLES:CIRCLES + 6] = 1
-        start[CIRCLES + game.white_sector] = 0
-        start[VISIBLE:VISIBLE + 6] = game.printed
-        start[FACE_DOWN:FACE_DOWN + 5] = game.initial_face_down
-        start[PHASE] = FLIP
-        start[TOKEN] = -1
-        start[SPIN_AT] = -1
-        start[LEFT] = sum(game.initial_face_down)
-        start[TURN] = -1
-        self.start_state = start
-        self.values = np.concatenate([_value_table(game.face_down_scale), _value_table(game.discard_scale)])
-        self.start_obs = _initial_view(start, self.values)
-        self.num_players = int(game.num_players)
-        self.max_turns = int(game.max_turns)
-
-    def allocate(self, num_envs: int) -> None:
-        self.st = np.zeros((num_envs, STATE_SIZE), np.int8)
-
-    def history_capacity(self, max_moves: int) -> int:
-        # one turn per face-down token, each a flip, a place, a spin and a give at most
-        return 4 * self.max_turns
-
-    def reset(self, lo, hi, which, common) -> None:
-        reset_rows(lo, hi, which, self.st, common, self.start_state, self.start_obs, self.values, self.num_players)
-
-    def step(self, lo, hi, actions, common, max_moves, auto_reset, final_view) -> None:
-        step_rows(lo, hi, actions, self.st, common, max_moves, auto_reset, final_view, self.start_state,
-                  self.start_obs, self.values, self.num_players)
-
-    def replay(self, i, history, common) -> None:
-        replay_row(i, history, self.st, common, self.start_state, self.start_obs, self.values, self.num_players)
-
-    def heuristic(self, lo, hi, out, common) -> None:
-        from fox_envs.games.bye_bye_mr_fox.kernels_heuristic import heuristic_rows
-
-        heuristic_rows(lo, hi, out, self.st, common)
+def game_setup(game: ByeByeMrFoxGame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The kernels' ``setup`` of ``game``: the state row before the first flip (TURN -1: that
+    flip starts turn 0), its observation, and the count values (face down, then discarded)."""
+    start = np.zeros(STATE_SIZE, np.int8)
+    start[CIRCLES:CIRCLES + 6] = 1
+    start[CIRCLES + game.white_sector] = 0
+    start[VISIBLE:VISIBLE + 6] = game.printed
+    start[FACE_DOWN:FACE_DOWN + 5] = game.initial_face_down
+    start[PHASE] = FLIP
+    start[TOKEN] = -1
+    start[SPIN_AT] = -1
+    start[LEFT] = sum(game.initial_face_down)
+    start[TURN] = -1
+    values = np.concatenate([_value_table(game.face_down_scale), _value_table(game.discard_scale)])
+    return start, _initial_view(start, values), values

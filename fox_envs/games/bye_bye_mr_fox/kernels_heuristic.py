@@ -15,12 +15,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from fox_envs.games.bye_bye_mr_fox.heuristic import COVERAGE_WEIGHT, EGG_WEIGHT
 from fox_envs.batch._heuristic_rows import keep_best, pick_tied
 from fox_envs.batch._rows import borrowed
+from fox_envs.games.bye_bye_mr_fox.heuristic import COVERAGE_WEIGHT, EGG_WEIGHT
 from fox_envs.games.bye_bye_mr_fox.kernels import CIRCLES, NESTS, PHASE, TOKEN, VISIBLE
 from fox_envs.games.bye_bye_mr_fox.rules import FOX, GIVE, GIVE_ACTION, NEST_CAPACITY, OUTER_ACTION, THREE_HENS
-
 
 
 @njit(cache=True, inline="always")

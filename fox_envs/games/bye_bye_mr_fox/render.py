@@ -4,15 +4,12 @@ last spin and the three hens' nests below."""
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from fox_envs.core import render
-from fox_envs.games.bye_bye_mr_fox.rules import OVER
-
-if TYPE_CHECKING:
-    from fox_envs.games.bye_bye_mr_fox.rules import ByeByeMrFoxState
+from fox_envs.core.game import State
+from fox_envs.games.bye_bye_mr_fox.board import OVER
 
 SIZE = 480
 CENTRE = (SIZE / 2, SIZE / 2)
@@ -58,7 +55,7 @@ def circle_box(action: int) -> render.Box:
     return _circle_box(_point(action - 6, 165), 36)
 
 
-def mark_last_move(draw, state: "ByeByeMrFoxState") -> None:
+def mark_last_move(draw, state: State) -> None:
     """Mark where the last player decision put something: the nest circle of an egg (``N<s>``),
     the outer circle of a hen or fox (``O<s>``), the hen's nest given the egg (``give``)."""
     found = render.last_decision(state)
@@ -71,7 +68,7 @@ def mark_last_move(draw, state: "ByeByeMrFoxState") -> None:
         render.mark_last_move(draw, [nest_box(action - 12)])
 
 
-def draw_board(state: "ByeByeMrFoxState", status: str | None = None) -> np.ndarray:
+def draw_board(state: State, status: str | None = None) -> np.ndarray:
     image, draw = render.canvas(SIZE, SIZE + 130)
     for s in range(6):  # sector wedges
         start = -90 + 60 * s - 30

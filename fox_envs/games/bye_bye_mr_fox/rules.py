@@ -1,17 +1,9 @@
 """Bye Bye Mr. Fox! (rules as implemented: docs/rules/bye_bye_mr_fox.md): cooperative, with chance.
 
 The board: 6 sectors ``0..5`` clockwise, each with an outer circle ``O<s>`` (printed with a
-picture from ``layout``) and a central-nest circle ``N<s>``. The spinner's front end points at
-sector ``s``, its back end at nest circle ``N<(s+3) mod 6>``. Default layout::
-
-                      O0 three hens
-          O5 brown                    O1 black
-                   N5      N0      N1
-                   N4      N3      N2
-          O4 fox                      O2 fox
-                      O3 white
-
-    hen nests (capacity 3):  black  brown  white
+picture from ``layout``) and a central-nest circle ``N<s>``; the spinner's front end points at
+sector ``s``, its back end at nest circle ``N<(s+3) mod 6>``. The default layout and the action
+layout are drawn in fox_envs/games/bye_bye_mr_fox/board.py.
 
 Setup: an egg on every nest circle except the one in front of the white hen (``N3`` by
 default, opposite the three-hens space); the other ``egg_tokens - 5`` eggs, 6 hen tokens (2 of
@@ -48,33 +40,16 @@ import numpy as np
 
 from fox_envs.core.game import CHANCE, TERMINAL, Game, State
 from fox_envs.core.params import Param, int_range, one_of
-
-# ----- kinds of token / printed picture ---------------------------------------------------------
-BLACK, BROWN, WHITE, EGG, FOX, THREE_HENS = range(6)
-HENS = (BLACK, BROWN, WHITE)
-KIND_NAMES = ("black", "brown", "white", "egg", "fox", "three_hens")
-TOKEN_LABELS = ("black hen", "brown hen", "white hen", "egg", "fox")
-LAYOUT_KINDS = {"black": BLACK, "brown": BROWN, "white": WHITE, "fox": FOX, "three_hens": THREE_HENS}
-DEFAULT_LAYOUT = ["three_hens", "black", "fox", "white", "fox", "brown"]
-NEST_CAPACITY = 3
-HEN_TOKENS_PER_COLOUR = 2
-FOX_TOKENS = 4
-
-# ----- actions --------------------------------------------------------------------------------
-NEST_ACTION = 0  # N0..N5 = 0..5
-OUTER_ACTION = 6  # O0..O5 = 6..11
-GIVE_ACTION = 12  # give black|brown|white = 12..14
-NUM_ACTIONS = 15
-ACTION_NAMES = (
-    [f"N{s}" for s in range(6)] + [f"O{s}" for s in range(6)] + [f"give {KIND_NAMES[c]}" for c in HENS]
+# The board tables, also imported from this module by the kernels, agents and tests.
+from fox_envs.games.bye_bye_mr_fox.board import (  # noqa: F401
+    ACTION_NAMES, BLACK, BROWN, DEFAULT_LAYOUT, EGG, FLIP, FLIP_NAMES, FOX, FOX_TOKENS, GIVE,
+    GIVE_ACTION, HEN_TOKENS_PER_COLOUR, HENS, KIND_NAMES, LAYOUT_KINDS, NEST_ACTION, NEST_CAPACITY,
+    NUM_ACTIONS, OUTER_ACTION, OVER, PLACE, SPIN, SPIN_NAMES, THREE_HENS, TOKEN_LABELS, WHITE,
 )
-FLIP_NAMES = tuple(f"flip {KIND_NAMES[k]}" for k in range(5))
-SPIN_NAMES = tuple(f"spin {s}" for s in range(6))
+
+# ----- chance: the spinner ---------------------------------------------------------------------
 SPIN_PROBABILITY = 1.0 / 6.0
 SPIN_OUTCOMES = [(s, SPIN_PROBABILITY) for s in range(6)]
-
-# ----- phases -----------------------------------------------------------------------------------
-FLIP, PLACE, SPIN, GIVE, OVER = range(5)
 
 # ----- observation layout (flat vector) ---------------------------------------------------------
 OBS_NEST_CIRCLES = 0  # 6: egg on N0..N5

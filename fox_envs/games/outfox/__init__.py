@@ -1,9 +1,7 @@
 """Outfox: the game's spec. Its rules are in ``rules.py``; docs/rules/outfox.md has the full rules."""
 from __future__ import annotations
 
-from typing import Any
-
-from fox_envs.core.spec import GameSpec, NamedAgent
+from fox_envs.core.spec import GameSpec, NamedAgent, rules_names
 
 RULES_SUMMARY = """\
 - Two or three players on a hexagon of 19 points (rows a..e). Pieces are shapes C S T in
@@ -35,7 +33,7 @@ SPEC = GameSpec(
     search_defaults={"simulations": 600, "c": 1.0, "rollout": "game", "rollout_limit": 200,
                      "decisive": True, "safety": True, "reuse": True},
     knowledge=f"{__name__}.knowledge:OutfoxKnowledge",
-    kernels=f"{__name__}.kernels:OutfoxKernels",
+    kernels=f"{__name__}.batched:OutfoxKernels",
     learned_weights="outfox_v0.npz",
     env_module="fox_envs.outfox_v0",
     moved_modules={
@@ -45,14 +43,10 @@ SPEC = GameSpec(
         "fox_envs.agents.outfox_learned": f"{__name__}.learned",
         "fox_envs.agents.trained.outfox_board_policy": f"{__name__}.board_policy",
         "fox_envs.agents.trained.outfox_planes": f"{__name__}.planes",
-        "fox_envs.batch.outfox": f"{__name__}.kernels",
+        "fox_envs.batch.outfox": f"{__name__}.batched",
         "fox_envs.batch.outfox_heuristic": f"{__name__}.kernels_heuristic",
     },
 )
 
 
-def __getattr__(name: str) -> Any:
-    """The rules module's names, as the module ``fox_envs.games.outfox`` (now ``fox_envs.games.outfox.rules``) had them."""
-    from importlib import import_module
-
-    return getattr(import_module(f"{__name__}.rules"), name)
+__getattr__ = rules_names(__name__)  # the rules module's names, as the game's old module had them

@@ -14,18 +14,18 @@ A turn is a placement then a slide; the heuristic plans whole turns ``(type, poi
 
 The best actions of a row are listed in increasing order (``best_moves_row`` gives them) and
 one is drawn uniformly from the row's pick stream (``heuristic_rows``); work arrays are made
-once per kernel call.
+once per kernel call. The kernels take the game's ``state`` tuple of ``kernels.STATE_FIELDS``.
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from fox_envs.games.outfox.heuristic import MAX_SAFETY_CHECKS
 from fox_envs.batch._heuristic_rows import pick_tied
-from fox_envs.games.outfox.kernels import (LT_COUNT, LT_PTS, MAX_SLIDES, NB_COUNT, NB_LIST, RAY_COUNT, RAY_LEN, RAY_PTS, SLIDE,
-                                   WIN_TABLE, _legal_points)
-from fox_envs.games.outfox.rules import COMPLETES, NUM_ACTIONS, NUM_PLACE, NUM_POINTS, NUM_TYPES, PAIRS_THROUGH
+from fox_envs.games.outfox.heuristic import MAX_SAFETY_CHECKS
+from fox_envs.games.outfox.kernels import (ALL_POINTS, LT_COUNT, LT_PTS, MAX_SLIDES, NB_COUNT, NB_LIST, RAY_COUNT,
+                                           RAY_LEN, RAY_PTS, WIN_TABLE, _legal_points)
+from fox_envs.games.outfox.rules import COMPLETES, NUM_ACTIONS, NUM_PLACE, NUM_POINTS, NUM_TYPES, PAIRS_THROUGH, SLIDE
 
 COMPLETE_TABLE = np.array(COMPLETES, np.int32)  # [a*9 + b]: types t making {a, b, t} a winning line
 PAIR_PTS = np.zeros(LT_PTS.shape[:2] + (2,), np.int8)  # [p, k]: the other two points of line k through p
@@ -40,12 +40,12 @@ for _p in range(NUM_POINTS):
     for _d in range(RAY_COUNT[_p]):
         for _k in range(RAY_LEN[_p, _d]):
             RAY_MASK[_p, _d] |= 1 << int(RAY_PTS[_p, _d, _k])
-ALL_POINTS = (1 << NUM_POINTS) - 1
 del _p, _k, _pair, _d
 
 
 @njit(cache=True, inline="always")
 def _popcount(bits: int) -> int:
+    """The number of set bits of ``bits``."""
     count = 0
     while bits:
         bits &= bits - 1
@@ -210,10 +210,11 @@ def _first_decision(slide_phase: bool, t: int, p: int, f: int, to: int) -> int:
 
 
 @njit(cache=True)
-def _best_moves(i, board, occ, hands, phase, placed, mover: int, n: int, best, work, flags, moves, turns,
-                order, group_start, kinds, slides) -> int:
+def _best_moves(i, state, mover: int, n: int, best, scratch) -> int:
     """The heuristic's best actions in row ``i`` (not the first turn, game going on) into
-    ``best`` in increasing order; returns their count."""
+    ``best`` in increasing order (``scratch`` from ``_scratch``); returns their count."""
+    board, occ, hands, phase, placed = state[0], state[1], state[2], state[4], state[5]
+    work, flags, moves, turn_list, order, group_start, kinds, slides = scratch
     nxt = (mover + 1) % n
     next_mask = 0
     for t in range(NUM_TYPES):
@@ -268,8 +269,8 @@ def _best_moves(i, board, occ, hands, phase, placed, mover: int, n: int, best, w
                     flags[a] = True
                     nwin += 1
             elif nwin == 0:
-                turns[nturns, 0] = t
-                turns[nturns, 1] = k
+                turn_list[nturns, 0] = t
+                turn_list[nturns, 1] = k
                 nturns += 1
     if nwin > 0:
         return _gather_flagged(flags, best)
@@ -277,11 +278,11 @@ def _best_moves(i, board, occ, hands, phase, placed, mover: int, n: int, best, w
     for v in range(NUM_POINTS + 2):
         group_start[v] = 0
     for k in range(nturns):
-        group_start[NUM_POINTS - moves[turns[k, 1], 3] + 1] += 1
+        group_start[NUM_POINTS - moves[turn_list[k, 1], 3] + 1] += 1
     for v in range(1, NUM_POINTS + 2):
         group_start[v] += group_start[v - 1]
     for k in range(nturns):
-        g = NUM_POINTS - moves[turns[k, 1], 3]
+        g = NUM_POINTS - moves[turn_list[k, 1], 3]
         order[group_start[g]] = k
         group_start[g] += 1
     for v in range(NUM_POINTS, 0, -1):  # group_start[g] back to the start of group g
@@ -298,7 +299,7 @@ def _best_moves(i, board, occ, hands, phase, placed, mover: int, n: int, best, w
             break
         nsafe = 0
         for s in range(lo, hi):
-            t, k = turns[order[s], 0], turns[order[s], 1]
+            t, k = turn_list[order[s], 0], turn_list[order[s], 1]
             p, f, to = moves[k, 0], moves[k, 1], moves[k, 2]
             a = _first_decision(slide_phase, t, p, f, to)
             if flags[a]:
@@ -319,7 +320,7 @@ def _best_moves(i, board, occ, hands, phase, placed, mover: int, n: int, best, w
         if nsafe > 0:
             return _gather_flagged(flags, best)
     for s in range(group_start[top], group_start[top + 1]):
-        t, k = turns[order[s], 0], turns[order[s], 1]
+        t, k = turn_list[order[s], 0], turn_list[order[s], 1]
         flags[_first_decision(slide_phase, t, moves[k, 0], moves[k, 1], moves[k, 2])] = True
     return _gather_flagged(flags, best)
 
@@ -335,10 +336,11 @@ def _scratch() -> tuple:
 
 
 @njit(cache=True, inline="always")
-def _row_best(i, board, occ, hands, phase, placed, turns, common, n, best, scratch) -> int:
+def _row_best(i, state, common, n: int, best, scratch) -> int:
     """The heuristic's best actions of row ``i`` into ``best`` (increasing); their count (0 for
     a finished game)."""
     player, legal, nlegal = common[2], common[13], common[14]
+    turns = state[6]
     mover = player[i]
     if mover < 0:
         return 0
@@ -346,26 +348,24 @@ def _row_best(i, board, occ, hands, phase, placed, turns, common, n, best, scrat
         for k in range(nlegal[i]):
             best[k] = legal[i, k]
         return nlegal[i]
-    work, flags, moves, turn_list, order, group_start, kinds, slides = scratch
-    return _best_moves(i, board, occ, hands, phase, placed, mover, n, best, work, flags, moves, turn_list, order,
-                       group_start, kinds, slides)
+    return _best_moves(i, state, mover, n, best, scratch)
 
 
 @njit(cache=True, nogil=True)
-def heuristic_rows(lo, hi, out, board, occ, hands, phase, placed, turns, common, n) -> None:
+def heuristic_rows(lo, hi, out, state, common, n: int) -> None:
     """``out[i]``: the heuristic's action for every row of ``[lo, hi)``, one of its best moves
     drawn from the row's pick stream (-1 for a finished game)."""
     streams = common[8]
     scratch = _scratch()
     best = np.empty(NUM_ACTIONS, np.int32)
     for i in range(lo, hi):
-        count = _row_best(i, board, occ, hands, phase, placed, turns, common, n, best, scratch)
+        count = _row_best(i, state, common, n, best, scratch)
         out[i] = pick_tied(streams, i, best, count) if count > 0 else -1
 
 
 @njit(cache=True, nogil=True)
-def best_moves_row(i, board, occ, hands, phase, placed, turns, common, n) -> np.ndarray:
+def best_moves_row(i, state, common, n: int) -> np.ndarray:
     """The heuristic's best actions of row ``i`` (increasing; empty for a finished game)."""
     best = np.empty(NUM_ACTIONS, np.int32)
-    count = _row_best(i, board, occ, hands, phase, placed, turns, common, n, best, _scratch())
+    count = _row_best(i, state, common, n, best, _scratch())
     return best[:count].copy()

@@ -37,7 +37,8 @@ import numpy as np
 
 from fox_envs.core.game import TERMINAL, Game, State
 from fox_envs.core.params import Param, one_of
-from fox_envs.games.outfox.board import (
+# The board tables, also imported from this module by the kernels, agents and tests.
+from fox_envs.games.outfox.board import (  # noqa: F401
     AXES, COLOUR_NAMES, COLOURS, COORDS, DIRECTIONS, INDEX, LINES, LINES_THROUGH, NEIGHBOURS,
     NUM_ACTIONS, NUM_PLACE, NUM_POINTS, NUM_TYPES, PAIRS_THROUGH, PLACE, POINT_INDEX, POINT_NAMES,
     RAYS, ROWS, SHAPE_NAMES, SHAPES, SLIDE, TYPE_INDEX, TYPE_NAMES,

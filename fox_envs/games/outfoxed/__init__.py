@@ -1,9 +1,7 @@
 """Outfoxed: the game's spec. Its rules are in ``rules.py``; docs/rules/outfoxed.md has the full rules."""
 from __future__ import annotations
 
-from typing import Any
-
-from fox_envs.core.spec import GameSpec, NamedAgent, OpenSpielFacts
+from fox_envs.core.spec import GameSpec, NamedAgent, OpenSpielFacts, rules_names
 
 RULES_SUMMARY = """\
 - Two players, 60 cards in six colours (brown, black, red, pink, white, yellow), three squares
@@ -37,7 +35,7 @@ SPEC = GameSpec(
                                "information-set search with an opponent model (docs/evaluation.md)")},
     # hidden information: determinised UCT with random rollouts (no game knowledge yet)
     search_defaults={"simulations": 200, "c": 1.4, "rollout": "random", "rollout_limit": 200},
-    kernels=f"{__name__}.kernels:OutfoxedKernels",
+    kernels=f"{__name__}.batched:OutfoxedKernels",
     # the first player, then 22 deals a round; outcomes: 6 colours (and seats 0, 1)
     openspiel=OpenSpielFacts(max_chance_outcomes=6, max_chance_nodes=lambda game: 1 + 22 * game.max_rounds),
     env_module="fox_envs.outfoxed_v0",
@@ -46,14 +44,10 @@ SPEC = GameSpec(
         "fox_envs.games.outfoxed_events": f"{__name__}.events",
         "fox_envs.agents.outfoxed": f"{__name__}.heuristic",
         "fox_envs.agents.outfoxed_ismcts": f"{__name__}.ismcts",
-        "fox_envs.batch.outfoxed": f"{__name__}.kernels",
+        "fox_envs.batch.outfoxed": f"{__name__}.batched",
         "fox_envs.batch.outfoxed_heuristic": f"{__name__}.kernels_heuristic",
     },
 )
 
 
-def __getattr__(name: str) -> Any:
-    """The rules module's names, as the module ``fox_envs.games.outfoxed`` (now ``fox_envs.games.outfoxed.rules``) had them."""
-    from importlib import import_module
-
-    return getattr(import_module(f"{__name__}.rules"), name)
+__getattr__ = rules_names(__name__)  # the rules module's names, as the game's old module had them

@@ -41,14 +41,17 @@ MULTISET_INDEX = {counts: i for i, counts in enumerate(MULTISETS)}
 
 
 def put_action(colour: int, square: int, declared: int) -> int:
+    """The action ``put colour on square as declared``."""
     return PUT0 + (square - 1) * 36 + colour * 6 + declared
 
 
 def show_action(colour: int, square: int) -> int:
+    """The action ``show colour on square``."""
     return SHOW0 + (square - 1) * 6 + colour
 
 
 def _action_names() -> list[str]:
+    """The notation of every action, by action number."""
     names = [""] * NUM_ACTIONS
     for c in range(6):
         names[KEEP0 + c] = f"keep {COLOURS[c]}"

@@ -1,6 +1,6 @@
 """Outfoxed: what an action revealed or set off, told as a player at the table sees it.
 
-``effects(before, after, viewer)`` backs ``OutfoxedState.describe_effects``: the result of a
+``effects(before, after, viewer)`` backs ``State.describe_effects``: the result of a
 call (lie or truth, the faces turned up, who chooses which chip), the chip put on a card, the
 special turn's two cards once both are shown, the round's fox movement and the next round or
 the final score, identical scoring sets being forbidden, and the viewer's hand once dealt.
@@ -8,9 +8,9 @@ Everything told is public at that moment, except the hand, told only to its owne
 """
 from __future__ import annotations
 
-from fox_envs.games.outfoxed.rules import (
+from fox_envs.core.game import State
+from fox_envs.games.outfoxed.board import (
     CALL, CALLING, CHIPPING, COLOURS, DEAL, FINISH, KEEP, MULTISETS, OVER, PUT, SHOW, SHOW0,
-    OutfoxedState,
 )
 
 
@@ -18,7 +18,7 @@ def _counts(counts) -> str:
     return " ".join(f"{COLOURS[c]}x{n}" for c, n in enumerate(counts) if n) or "none"
 
 
-def effects(before: OutfoxedState, after: OutfoxedState, viewer: int | None) -> list[str]:
+def effects(before: State, after: State, viewer: int | None) -> list[str]:
     """Lines for ``viewer`` (``None``: everything) about the action ``before`` -> ``after``."""
     phase = before.phase
     action = after._history[-1]
@@ -44,7 +44,7 @@ def effects(before: OutfoxedState, after: OutfoxedState, viewer: int | None) -> 
     return []
 
 
-def _call(before: OutfoxedState, after: OutfoxedState) -> list[str]:
+def _call(before: State, after: State) -> list[str]:
     caller = before.mover()
     called = after.cards[before.last_card[1 - caller]]
     face, declared = COLOURS[called[2]], COLOURS[called[4]]
@@ -56,7 +56,7 @@ def _call(before: OutfoxedState, after: OutfoxedState) -> list[str]:
             f"{COLOURS[own[2]]} (declared {COLOURS[own[4]]}); player_{1 - caller} chooses its chip"]
 
 
-def _special_turn(before: OutfoxedState, after: OutfoxedState) -> list[str]:
+def _special_turn(before: State, after: State) -> list[str]:
     """Both special-turn cards, once the second player has chosen (the first's was hidden)."""
     (colour, square), code = before.pending, after._history[-1] - SHOW0
     second_colour, second_square = code % 6, code // 6 + 1
@@ -64,7 +64,7 @@ def _special_turn(before: OutfoxedState, after: OutfoxedState) -> list[str]:
             f"player_{1 - before.first} shows {COLOURS[second_colour]} on {second_square}"]
 
 
-def _round_end(before: OutfoxedState, after: OutfoxedState) -> list[str]:
+def _round_end(before: State, after: State) -> list[str]:
     foxes = list(before.foxes)
     steps = []
     for square, colour in enumerate(after.moved, start=1):

@@ -1,13 +1,6 @@
 """Outfoxed batched kernels (the rules of ``fox_envs.games.outfoxed.rules``; docs/rules/outfoxed.md).
 
-The table and the race track::
-
-      square 1        square 2        square 3         race track (one lane per colour)
-    +---------+     +---------+     +---------+        brown  0 1 2 3 4 5 [6]
-    | cards   |     | cards   |     | cards   |        black  0 1 2 3 4 5 [6]
-    | + chips |     | + chips |     | + chips |        ...    (6 = finish)
-    +---------+     +---------+     +---------+
-    winner moves 1  winner moves 2  winner moves 3
+The table and the race track are drawn in ``board.py``.
 
 State of row ``i``: one int16 row ``st[i]`` (fields at the offsets below) and ``forb[i]``::
 
@@ -42,12 +35,10 @@ A step: the decision, then the chance nodes it leads to, drawn from the row's ow
 player 1/2 each; a deal proportional to the deck left), then the end checks (game over, else
 ``max_moves``). A game never ends on a chance node (only the special turn ends a round).
 
-Speed: the helpers read the state as ``st[i, FIELD]`` (no row views), and each kernel first takes
-its arrays through ``_rows.borrowed`` (reference counts off), since the inlined helpers otherwise
-increment and decrement every array they are passed, atomically, once per row. The three large
-helpers (``_apply``, ``_write_view``, ``_publish``) are compiled once as functions rather than
-inlined into each of the three kernels: the module compiles in about 5 s instead of about 30 s,
-for about 10% of step speed (measured).
+The helpers read the state as ``st[i, FIELD]`` (no row views); each kernel first takes its arrays
+through ``_rows.borrowed`` (reference counts off). The three large helpers (``_apply``,
+``_write_view``, ``_publish``) are compiled as functions of their own, not inlined into each
+kernel, to keep the module's compile time short.
 """
 from __future__ import annotations
 
@@ -57,19 +48,19 @@ from numba import njit
 from fox_envs.batch._rng import CHANCE_STREAM, below
 from fox_envs.batch._rows import (TERMINAL, add_legal, borrowed, clear_legal, keep_history, push_history, take_action,
                                   win_for)
-from fox_envs.batch.env import GameKernels
 from fox_envs.games.outfoxed.rules import (CALL, CALLING, CARDS_PER_COLOUR, CHIP0, CHIPPING, COMPLETIONS, DEAL, FINISH,
-                                     FIRST, FIRST_HAND, KEEP, MULTISET_INDEX, MULTISETS, O_CALLABLE, O_CHIP,
-                                     O_CHIP_FACE, O_FIRST, O_FORBIDDEN, O_FOX, O_HAND, O_KEPT, O_MY_LAST, O_OWN_FACE,
-                                     O_PENDING, O_PHASE, O_PICKS, O_ROUND, O_SEAT, O_SIZES, O_STATS, O_TABLE, O_TURN,
-                                     O_UP_FACE, OBS_SIZE, OVER, PASS, PUT, PUT0, PUT_TABLE, SECOND_HAND, SHOW, SHOW0,
-                                     SHOW_TABLE, TABLE_SCALE, TRUE_PUT_TABLE, TURNS_PER_ROUND, OutfoxedGame)
+                                     FIRST, FIRST_HAND, KEEP, MAX_TABLE_CARDS, MULTISET_INDEX, MULTISETS,
+                                     O_CALLABLE, O_CHIP, O_CHIP_FACE, O_FIRST, O_FORBIDDEN, O_FOX, O_HAND, O_KEPT,
+                                     O_MY_LAST, O_OWN_FACE, O_PENDING, O_PHASE, O_PICKS, O_ROUND, O_SEAT, O_SIZES,
+                                     O_STATS, O_TABLE, O_TURN, O_UP_FACE, OBS_PHASE_SLOT, OBS_SIZE, OVER, PASS, PUT,
+                                     PUT0, PUT_TABLE, SECOND_HAND, SHOW, SHOW0, SHOW_TABLE, TABLE_SCALE,
+                                     TRUE_PUT_TABLE, TURNS_PER_ROUND)
 
 # ----- row layout ---------------------------------------------------------------------------------
 PHASE, PICKS, ROUND, FIRST_P, DEALT, TURN, LAST, CHIP_CARD, CHIP_PLAYER, PEND_C, PEND_S, FINISHED, NCARDS = (
     0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12, 13)
 KEPT, HANDS, DECK, FOXES, STATS, SCRATCH = 16, 28, 40, 46, 52, 60
-MAX_CARDS = TURNS_PER_ROUND + 2
+MAX_CARDS = MAX_TABLE_CARDS  # 18 put in turns, 2 shown on the special turn
 CARDS = 66
 WIDTH = CARDS + 6 * MAX_CARDS
 DEAL_TOTAL = FIRST_HAND + SECOND_HAND
@@ -119,7 +110,7 @@ def _table_values(n: int) -> np.ndarray:
 
 
 TABLE_VALUE = _table_values(MAX_CARDS)
-PHASE_SLOT = np.array((0, 5, 5, 1, 2, 3, 4, 5), np.int64)  # the core's O_PHASE slot of each phase
+PHASE_SLOT = np.array(OBS_PHASE_SLOT, np.int64)  # the core's O_PHASE slot of each phase
 TABLE_SLOTS = 18 * 4  # O_TABLE .. O_TABLE + 71, then O_OWN_FACE 18, O_UP_FACE 18 (contiguous)
 assert O_OWN_FACE == O_TABLE + TABLE_SLOTS and O_UP_FACE == O_OWN_FACE + 18
 
@@ -492,6 +483,7 @@ def _returns(st, i, rewards) -> None:
 # ----- the kernels ----------------------------------------------------------------------------
 @njit(cache=True, nogil=True)
 def reset_rows(lo, hi, which, st, forb, common, max_rounds) -> None:
+    """A new game (the scoring picks first) in every row ``i`` of ``[lo, hi)`` with ``which[i]``."""
     (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
      legal, nlegal, rep_keys, rep_counts) = borrowed(common)
     st, forb = borrowed((st, forb))
@@ -505,6 +497,8 @@ def reset_rows(lo, hi, which, st, forb, common, max_rounds) -> None:
 
 @njit(cache=True, nogil=True)
 def step_rows(lo, hi, actions, st, forb, common, max_moves, auto_reset, final_view, max_rounds) -> None:
+    """The decision of every row of ``[lo, hi)`` with an action, then the chance it leads to; the
+    game ends when it is over or after ``max_moves`` decisions."""
     (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
      legal, nlegal, rep_keys, rep_counts) = borrowed(common)
     st, forb = borrowed((st, forb))
@@ -539,6 +533,8 @@ def step_rows(lo, hi, actions, st, forb, common, max_moves, auto_reset, final_vi
 
 @njit(cache=True, nogil=True)
 def replay_row(i, history, st, forb, common, max_rounds) -> None:
+    """Row ``i`` from the start through ``history`` (decisions and chance outcomes), then chance
+    drawn until a player is to move."""
     (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
      legal, nlegal, rep_keys, rep_counts) = borrowed(common)
     st, forb = borrowed((st, forb))
@@ -553,41 +549,3 @@ def replay_row(i, history, st, forb, common, max_rounds) -> None:
         _apply(st, i, forb, a, max_rounds)
     _resolve(st, i, forb, streams, hist, hlen, max_rounds)
     _publish(st, i, forb, mask, legal, nlegal, obs, player, max_rounds)
-
-
-class OutfoxedKernels(GameKernels):
-    max_legal = MAX_LEGAL  # 108: up to 6 colours in hand x 3 squares x 6 declared colours
-
-    def __init__(self, game: OutfoxedGame) -> None:
-        super().__init__(game)
-        self.max_rounds = int(game.max_rounds)
-
-    def allocate(self, num_envs: int) -> None:
-        self.st = np.zeros((num_envs, WIDTH), np.int16)
-        self.forb = np.zeros(num_envs, np.uint64)
-
-    def history_capacity(self, max_moves: int) -> int:
-        # a round takes at least 20 decisions (18 puts, 2 shows) after at least 6 scoring picks;
-        # its chance outcomes are its 22 deals, plus the first player once
-        rounds = min(self.max_rounds, max_moves // 20 + 1)
-        return max_moves + 1 + DEAL_TOTAL * rounds
-
-    def reset(self, lo, hi, which, common) -> None:
-        reset_rows(lo, hi, which, self.st, self.forb, common, self.max_rounds)
-
-    def step(self, lo, hi, actions, common, max_moves, auto_reset, final_view) -> None:
-        step_rows(lo, hi, actions, self.st, self.forb, common, max_moves, auto_reset, final_view, self.max_rounds)
-
-    def replay(self, i, history, common) -> None:
-        replay_row(i, history, self.st, self.forb, common, self.max_rounds)
-
-    def heuristic(self, lo, hi, out, common) -> None:
-        from fox_envs.games.outfoxed.kernels_heuristic import heuristic_rows  # compiled only when used
-
-        heuristic_rows(lo, hi, out, self.st, common)
-
-    def best_moves(self, i: int, common) -> list[int]:
-        """The heuristic's best actions of row ``i`` (legal order; empty for a finished game)."""
-        from fox_envs.games.outfoxed.kernels_heuristic import best_moves_row
-
-        return best_moves_row(i, self.st, common).tolist()

@@ -25,11 +25,11 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from fox_envs.games.outfoxed.heuristic import FINISH_BONUS, SOFT, TRUTH_BONUS, put_value
 from fox_envs.batch._heuristic_rows import pick_tied
-from fox_envs.games.outfoxed.kernels import (CARDS, CHIP_CARD, FOXES, HANDS, KEPT, LAST, MAX_LEGAL, NCARDS, PHASE, STATS)
-from fox_envs.games.outfoxed.rules import (CALL, CALLING, CARDS_PER_COLOUR, CHIP0, CHIPPING, FINISH, KEEP, PASS, PUT, PUT0,
-                                     SHOW0)
+from fox_envs.games.outfoxed.heuristic import FINISH_BONUS, SOFT, TRUTH_BONUS, put_value
+from fox_envs.games.outfoxed.kernels import CARDS, CHIP_CARD, FOXES, HANDS, KEPT, LAST, MAX_LEGAL, NCARDS, PHASE, STATS
+from fox_envs.games.outfoxed.rules import (CALL, CALLING, CARDS_PER_COLOUR, CHIP0, CHIPPING, FINISH, KEEP, PASS, PUT,
+                                           PUT0, SHOW0)
 
 _put_value = njit(cache=True, inline="always")(put_value)  # the agent's own arithmetic, compiled
 TIE = 1e-9  # scores this close to the best are tied (the agent's tolerance)

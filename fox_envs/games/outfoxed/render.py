@@ -9,8 +9,9 @@ from __future__ import annotations
 import numpy as np
 
 from fox_envs.core import render
-from fox_envs.games.outfoxed.rules import (CALL, CHIP0, COLOURS, FINISH, MULTISETS, OVER, PASS, PHASE_NAMES, PUT0,
-                                     SHOW, SHOW0, OutfoxedState)
+from fox_envs.core.game import State
+from fox_envs.games.outfoxed.board import (CALL, CHIP0, COLOURS, FINISH, MULTISETS, OVER, PASS, PHASE_NAMES, PUT0,
+                                           SHOW, SHOW0)
 
 PALETTE = {
     0: render.BROWN, 1: (30, 30, 30), 2: render.RED, 3: render.PINK, 4: (250, 250, 250), 5: render.YELLOW,
@@ -32,7 +33,7 @@ def _counts(counts: list[int]) -> str:
     return " ".join(f"{COLOURS[c]}x{n}" for c, n in enumerate(counts) if n) or "-"
 
 
-def _status(state: OutfoxedState, viewer: int | None) -> str:
+def _status(state: State, viewer: int | None) -> str:
     if state.phase == OVER:
         if not state.finished:
             return f"game over: draw after {state.round} rounds without a finish"
@@ -52,7 +53,7 @@ def _status(state: OutfoxedState, viewer: int | None) -> str:
     return text
 
 
-def text_board(state: OutfoxedState, viewer: int | None = None) -> str:
+def text_board(state: State, viewer: int | None = None) -> str:
     """The table and track; ``viewer`` sees only its own hidden facts (``None``: everything)."""
     who = "everything" if viewer is None else f"player_{viewer}'s view"
     first = f"player_{state.first}" if state.first >= 0 else "?"
@@ -86,12 +87,12 @@ BACK, BACK_LINES = (40, 55, 120), (90, 110, 180)
 TO_MOVE = (255, 246, 200)  # the panel of the player to move
 
 
-def _visible(state: OutfoxedState, viewer: int | None, player: int) -> bool:
+def _visible(state: State, viewer: int | None, player: int) -> bool:
     """Whether ``viewer`` may see ``player``'s hand and kept cards (as in the text table)."""
     return viewer is None or viewer == player or (state.phase == OVER and state.finished)
 
 
-def card_box(state: OutfoxedState, index: int) -> render.Box:
+def card_box(state: State, index: int) -> render.Box:
     """Pixel box of table card ``index`` (cards lie on their square in the order put)."""
     square = state.cards[index][0]
     k = sum(1 for card in state.cards[:index] if card[0] == square)
@@ -100,7 +101,7 @@ def card_box(state: OutfoxedState, index: int) -> render.Box:
     return x0, y0, x0 + CARD_W, y0 + CARD_H
 
 
-def fox_box(state: OutfoxedState, colour: int) -> render.Box:
+def fox_box(state: State, colour: int) -> render.Box:
     x = TRACK_LEFT + state.foxes[colour] * STEP + (STEP - 6) / 2
     y = TRACK_TOP + colour * LANE_H + (LANE_H - 4) / 2
     return x - 11, y - 11, x + 11, y + 11
@@ -128,7 +129,7 @@ def _face_card(draw, box: render.Box, colour: int) -> None:
     draw.rectangle(box, fill=PALETTE[colour], outline=render.BLACK, width=2)
 
 
-def _draw_card(draw, state: OutfoxedState, index: int, viewer: int | None) -> None:
+def _draw_card(draw, state: State, index: int, viewer: int | None) -> None:
     """Face-up: the card in its face colour with its chip; face-down: a card back with the chip
     of its declared colour, and a band of its true face when ``viewer`` may know it."""
     _square, owner, face, _declared, chip, up = state.cards[index]
@@ -160,7 +161,7 @@ def _backs(draw, x: float, y: float, count: int, label: str) -> None:
     render.centred_text(draw, (x + step * max(min(count, 12) - 1, 0) + 22 + 40, y + 15), label, size=13)
 
 
-def _panel(draw, state: OutfoxedState, viewer: int | None, player: int) -> None:
+def _panel(draw, state: State, viewer: int | None, player: int) -> None:
     """A player's row: name (highlighted when to move), hand, kept scoring cards, score."""
     y0 = PANEL_TOP + player * (PANEL_H + 6)
     to_move = state.current_player() == player
@@ -191,7 +192,7 @@ def _panel(draw, state: OutfoxedState, viewer: int | None, player: int) -> None:
         _backs(draw, 640, y0 + 26, sum(state.kept[player]), f"{sum(state.kept[player])} hidden")
 
 
-def _last_move(draw, state: OutfoxedState) -> None:
+def _last_move(draw, state: State) -> None:
     """Mark the table cards the last decision touched (a put, a call, a chip, the shows) and the
     foxes a round end moved; keeps and the first show (still hidden) mark nothing."""
     found = render.last_decision(state)
@@ -213,7 +214,7 @@ def _last_move(draw, state: OutfoxedState) -> None:
         render.mark_last_move(draw, [card_box(state, i) for i in cards if 0 <= i < len(state.cards)])
 
 
-def rgb_picture(state: OutfoxedState, viewer: int | None = None, status: str | None = None) -> np.ndarray:
+def rgb_picture(state: State, viewer: int | None = None, status: str | None = None) -> np.ndarray:
     """The table as ``viewer`` sees it (``None``: everything): both players' hands (the hidden
     ones as card backs with a count), kept scoring cards and scores, the three squares with
     their cards (face-down cards as card backs, face-up cards in their face colour; each card's

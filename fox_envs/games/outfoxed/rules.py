@@ -1,13 +1,7 @@
 """Outfoxed (rules as implemented: docs/rules/outfoxed.md): a two-player bluffing race.
 
-Table and race track::
-
-      square 1        square 2        square 3         race track (one lane per colour)
-    +---------+     +---------+     +---------+        brown  0 1 2 3 4 5 [6]
-    | cards   |     | cards   |     | cards   |        black  0 1 2 3 4 5 [6]
-    | + chips |     | + chips |     | + chips |        ...    (6 = finish)
-    +---------+     +---------+     +---------+
-    winner moves 1  winner moves 2  winner moves 3
+Three squares of cards and a race track with one lane per colour (6 = finish); the table, the
+action layout and the phase numbers are drawn in fox_envs/games/outfoxed/board.py.
 
 60 cards, 10 each of brown, black, red, pink, white, yellow (colour index in that order).
 
@@ -53,7 +47,8 @@ import numpy as np
 
 from fox_envs.core.game import CHANCE, TERMINAL, Game, State, two_player_returns
 from fox_envs.core.params import Param, int_range
-from fox_envs.games.outfoxed.board import (
+# The board tables, also imported from this module by the kernels, agents and tests.
+from fox_envs.games.outfoxed.board import (  # noqa: F401
     ACTION_NAMES, CALL, CALLING, CARDS_PER_COLOUR, CHIP0, CHIPPING, COLOUR_INDEX, COLOURS, DEAL,
     FINISH, FIRST, FIRST_HAND, KEEP, KEEP0, MULTISET_INDEX, MULTISETS, NUM_ACTIONS, NUM_COLOURS,
     OVER, PASS, PHASE_NAMES, PUT, PUT0, SECOND_HAND, SHOW, SHOW0, TURNS_PER_ROUND, put_action,
@@ -499,7 +494,7 @@ class OutfoxedState(State):
         if self.current_player() != player:
             obs[O_PHASE + 5] = 1.0
         else:
-            obs[O_PHASE + (0, 5, 5, 1, 2, 3, 4, 5)[phase]] = 1.0
+            obs[O_PHASE + OBS_PHASE_SLOT[phase]] = 1.0
             if phase == CHIPPING:
                 card = self.cards[self.chip_card]
                 obs[O_CHIP + card[0] - 1] = 1.0
@@ -872,3 +867,8 @@ def _determinised_history(state: OutfoxedState, viewer: int, rng: np.random.Gene
         for j, i in zip(facts.opp_deals, rng.permutation(len(dealt))):
             new[j] = dealt[i]
     return new
+
+
+# The O_PHASE slot of each phase (keep 0, put 1, call 2, chip 3, show 4; 5: no decision of
+# the viewer's), as ``observation_tensor`` writes it: the batched kernels' table.
+OBS_PHASE_SLOT = (0, 5, 5, 1, 2, 3, 4, 5)

@@ -1,9 +1,7 @@
 """Outwit: the game's spec. Its rules are in ``rules.py``; docs/rules/outwit.md has the full rules."""
 from __future__ import annotations
 
-from typing import Any
-
-from fox_envs.core.spec import GameSpec, NamedAgent
+from fox_envs.core.spec import GameSpec, NamedAgent, rules_names
 
 RULES_SUMMARY = """\
 - Two players on a 10x9 board (a1..j9). player_0 (dark x, power chip X) owns the corner a7..c9,
@@ -34,21 +32,17 @@ SPEC = GameSpec(
     search_defaults={"simulations": 500, "c": 0.7, "rollout": "random", "rollout_limit": 0,
                      "evaluator": "game", "decisive": True, "safety": True, "reuse": True},
     knowledge=f"{__name__}.knowledge:OutwitKnowledge",
-    kernels=f"{__name__}.kernels:OutwitKernels",
+    kernels=f"{__name__}.batched:OutwitKernels",
     learned_weights="outwit_v0.npz",
     env_module="fox_envs.outwit_v0",
     moved_modules={
         "fox_envs.agents.outwit": f"{__name__}.heuristic",
         "fox_envs.agents.outwit_features": f"{__name__}.features",
         "fox_envs.agents.outwit_learned": f"{__name__}.learned",
-        "fox_envs.batch.outwit": f"{__name__}.kernels",
+        "fox_envs.batch.outwit": f"{__name__}.batched",
         "fox_envs.batch.outwit_heuristic": f"{__name__}.kernels_heuristic",
     },
 )
 
 
-def __getattr__(name: str) -> Any:
-    """The rules module's names, as the module ``fox_envs.games.outwit`` (now ``fox_envs.games.outwit.rules``) had them."""
-    from importlib import import_module
-
-    return getattr(import_module(f"{__name__}.rules"), name)
+__getattr__ = rules_names(__name__)  # the rules module's names, as the game's old module had them

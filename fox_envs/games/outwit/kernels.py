@@ -245,13 +245,13 @@ def _store_fence(typingctx):
 
 
 @njit(cache=True, inline="always")
-def _prefetch_row(j, actions, player, chips, slot, key, mask, rep_keys) -> None:
+def _prefetch_row(j, actions, player, state, mask, rep_keys) -> None:
     """Ask for the cache lines row ``j``'s step will write: the mask ranges of the next mover's
-    chips (where its moves are set) and the repetition slot. The entries to clear are not asked
-    for: they were set two steps ago and are mostly still cached (asking made B=4096 5% slower);
-    without the slot's prefetch B=4096 made 2.2M instead of 3.2M."""
+    chips (where its moves are set) and the repetition slot. The mask entries to clear are not
+    asked for: they were set two steps ago and are mostly still cached."""
     if actions[j] < 0 or player[j] < 0:
         return
+    chips, slot, key = state[0], state[1], state[8]
     row = np.int64(j) * NUM_ACTIONS
     p = player[j]
     q = 1 - p
@@ -273,12 +273,14 @@ def _prefetch_row(j, actions, player, chips, slot, key, mask, rep_keys) -> None:
 
 @njit(cache=True, inline="always")
 def _position_key(key, to_move) -> np.uint64:
+    """The repetition key of a position with chip key ``key`` and ``to_move`` to move."""
     return key ^ LIGHT_KEY if to_move == 1 else key
 
 
 @njit(cache=True, inline="always")
-def _start_row(i, chips, slot, occ, lines, home, tomove, passes, last, key, reps, common) -> None:
+def _start_row(i, state, common) -> None:
     """The start position, player_0 to move, counted once for repetition."""
+    chips, slot, occ, lines, home, tomove, passes, last, key, reps = state
     (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
      legal, nlegal, rep_keys, rep_counts) = common
     occ[i, 0] = START_OCCUPANCY[0]
@@ -323,11 +325,12 @@ def _free(p, s, d, occ0, occ1) -> int:
 
 
 @njit(cache=True, inline="always")
-def _write_legal(i, chips, occ, lines, tomove, mask, legal, nlegal) -> None:
+def _write_legal(i, state, mask, legal, nlegal) -> None:
     """The mover's legal list: the power chip's stops, each regular chip's slide ends, else pass.
     The entries set before are cleared first; then the moves are written to ``legal`` without a
     branch per ray (a power chip ray's 9 candidates and a regular chip's empty slide are written
     and only the real ones counted), then marked in ``mask``."""
+    chips, occ, lines, tomove = state[0], state[2], state[3], state[5]
     mask_row = mask[i]
     out = legal[i]
     for k in range(nlegal[i]):
@@ -383,10 +386,12 @@ def _write_legal(i, chips, occ, lines, tomove, mask, legal, nlegal) -> None:
 
 
 @njit(cache=True, inline="always")
-def _build_view(out, pattern, i, chips, passes, last, reps, history_length, viewer, to_move_flag, scale) -> None:
+def _build_view(out, pattern, i, state, history_length, viewer, to_move_flag, scale) -> None:
     """The core's observation tensor of row ``i`` for ``viewer`` into the flat row ``out``
     (``CELLS`` floats; ``pattern`` is 16 floats of scratch): every square as an empty square
-    with planes 7-10 filled, one vector store each, then the corners, chips and last move."""
+    with planes 7-10 filled, one vector store each, then the corners, chips and last move.
+    ``to_move_flag`` is plane 7, ``scale`` the history length of a full plane 10."""
+    chips, passes, last, reps = state[0], state[6], state[7], state[9][i, 0]
     for k in range(VECTOR):
         pattern[k] = 0.0
     pattern[6] = 1.0
@@ -427,22 +432,20 @@ def _stream_row(out, scratch) -> None:
 
 
 @njit(cache=True, inline="always")
-def _write_view(out, scratch, i, chips, passes, last, reps, history_length, viewer, to_move_flag, scale,
-                stream) -> None:
+def _write_view(out, scratch, i, state, history_length, viewer, to_move_flag, scale, stream) -> None:
     """The view into the row ``out``: built in place, or (``stream``) in ``scratch`` and streamed."""
     if stream:
-        _build_view(scratch, scratch[CELLS + VECTOR:], i, chips, passes, last, reps, history_length, viewer,
-                    to_move_flag, scale)
+        _build_view(scratch, scratch[CELLS + VECTOR:], i, state, history_length, viewer, to_move_flag, scale)
         _stream_row(out, scratch)
     else:
-        _build_view(out, scratch[CELLS + VECTOR:], i, chips, passes, last, reps, history_length, viewer,
-                    to_move_flag, scale)
+        _build_view(out, scratch[CELLS + VECTOR:], i, state, history_length, viewer, to_move_flag, scale)
 
 
 @njit(cache=True, inline="always")
-def _apply(i, a, chips, slot, occ, lines, home, tomove, passes, last, key, reps, rep_keys, rep_counts) -> int:
+def _apply(i, a, state, rep_keys, rep_counts) -> int:
     """Play action ``a`` for the player to move; returns -1 if play goes on, the winner's seat,
     or 2 for a draw (two passes, or the third occurrence of a position)."""
+    chips, slot, occ, lines, home, tomove, passes, last, key, reps = state
     p = tomove[i]
     if a == PASS:
         passes[i] += 1
@@ -478,38 +481,41 @@ def _apply(i, a, chips, slot, occ, lines, home, tomove, passes, last, key, reps,
     return 2 if count >= 3 else -1
 
 
-def _scratch() -> np.ndarray:
-    return np.empty(CELLS + 2 * VECTOR, np.float32)
-
 
 # ----- kernels ----------------------------------------------------------------------------------
+# ``state`` is the tuple of the row state arrays (``STATE_FIELDS``), ``common`` that of
+# ``fox_envs.batch.env.COMMON_FIELDS``; ``scale`` is ``max_moves_default`` (plane 10) and
+# ``stream`` whether observation rows are written with streaming stores.
 
 
 @njit(cache=True, nogil=True)
-def reset_rows(lo, hi, which, chips, slot, occ, lines, home, tomove, passes, last, key, reps, common, scale,
-               stream) -> None:
+def reset_rows(lo, hi, which, state, common, scale, stream) -> None:
+    """A new game in every row ``i`` of ``[lo, hi)`` with ``which[i]``."""
     common = borrowed(common)
-    which, chips, slot, occ, lines, home, tomove, passes, last, key, reps = borrowed(
-        (which, chips, slot, occ, lines, home, tomove, passes, last, key, reps))
+    state = borrowed(state)
+    which = borrowed((which,))[0]
     obs, mask, legal, nlegal = common[0], common[1], common[13], common[14]
     scratch = np.empty(CELLS + 2 * VECTOR, np.float32)
     flat = obs.reshape((obs.shape[0], CELLS))
     for i in range(lo, hi):
         if which[i]:
-            _start_row(i, chips, slot, occ, lines, home, tomove, passes, last, key, reps, common)
-            _write_legal(i, chips, occ, lines, tomove, mask, legal, nlegal)
-            _write_view(flat[i], scratch, i, chips, passes, last, reps[i, 0], 0, 0, 1.0, scale, stream)
+            _start_row(i, state, common)
+            _write_legal(i, state, mask, legal, nlegal)
+            _write_view(flat[i], scratch, i, state, 0, 0, 1.0, scale, stream)
     if stream:
         _store_fence()
 
 
 @njit(cache=True, nogil=True)
-def step_rows(lo, hi, actions, chips, slot, occ, lines, home, tomove, passes, last, key, reps, common, max_moves,
-              auto_reset, final_view, scale, stream) -> None:
+def step_rows(lo, hi, actions, state, common, max_moves, auto_reset, final_view, scale, stream) -> None:
+    """Play ``actions[i]`` in every row of ``[lo, hi)`` (rows with a negative action or a finished
+    game are skipped): ends recorded, the final view for ``final_view`` (-1: the mover), finished
+    rows restarted with ``auto_reset``, and the next view and mask written."""
     common = (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
               legal, nlegal, rep_keys, rep_counts) = borrowed(common)
-    actions, chips, slot, occ, lines, home, tomove, passes, last, key, reps = borrowed(
-        (actions, chips, slot, occ, lines, home, tomove, passes, last, key, reps))
+    state = borrowed(state)
+    actions = borrowed((actions,))[0]
+    tomove = state[5]
     flat = obs.reshape((obs.shape[0], CELLS))
     final_flat = final_obs.reshape((final_obs.shape[0], CELLS))
     scratch = np.empty((2, CELLS + 2 * VECTOR), np.float32)
@@ -519,38 +525,34 @@ def step_rows(lo, hi, actions, chips, slot, occ, lines, home, tomove, passes, la
     half = 0
     for i in range(lo, hi):
         if i + AHEAD < hi:
-            _prefetch_row(i + AHEAD, actions, player, chips, slot, key, mask, rep_keys)
+            _prefetch_row(i + AHEAD, actions, player, state, mask, rep_keys)
         a = take_action(actions, player, rewards, term, trunc, hist, hlen, moves, i)
         if a < 0:
             continue
         mover = player[i]
-        result = _apply(i, a, chips, slot, occ, lines, home, tomove, passes, last, key, reps, rep_keys, rep_counts)
+        result = _apply(i, a, state, rep_keys, rep_counts)
         if result < 0 and moves[i] < max_moves:
             player[i] = 1 - mover
-            _write_legal(i, chips, occ, lines, tomove, mask, legal, nlegal)
+            _write_legal(i, state, mask, legal, nlegal)
             if stream:
                 buffer = scratch[half]
-                _build_view(buffer, buffer[CELLS + VECTOR:], i, chips, passes, last, reps[i, 0], hlen[i], 1 - mover,
-                            1.0, scale)
+                _build_view(buffer, buffer[CELLS + VECTOR:], i, state, hlen[i], 1 - mover, 1.0, scale)
                 if pending >= 0:
                     _stream_row(flat[pending], scratch[1 - half])
                 pending = i
                 half = 1 - half
             else:
-                _build_view(flat[i], scratch[0, CELLS + VECTOR:], i, chips, passes, last, reps[i, 0], hlen[i],
-                            1 - mover, 1.0, scale)
+                _build_view(flat[i], scratch[0, CELLS + VECTOR:], i, state, hlen[i], 1 - mover, 1.0, scale)
             continue
         record_end(rewards, term, trunc, i, result)
         viewer = mover if final_view < 0 else final_view
         flag = 1.0 if result < 0 and viewer == tomove[i] else 0.0
-        _build_view(final_flat[i], scratch[half, CELLS + VECTOR:], i, chips, passes, last, reps[i, 0], hlen[i],
-                    viewer, flag, scale)
+        _build_view(final_flat[i], scratch[half, CELLS + VECTOR:], i, state, hlen[i], viewer, flag, scale)
         keep_history(hist, hlen, last_hist, last_hlen, i)
         if auto_reset:
-            _start_row(i, chips, slot, occ, lines, home, tomove, passes, last, key, reps, common)
-            _write_legal(i, chips, occ, lines, tomove, mask, legal, nlegal)
-            _build_view(flat[i], scratch[half, CELLS + VECTOR:], i, chips, passes, last, reps[i, 0], 0, 0, 1.0,
-                        scale)
+            _start_row(i, state, common)
+            _write_legal(i, state, mask, legal, nlegal)
+            _build_view(flat[i], scratch[half, CELLS + VECTOR:], i, state, 0, 0, 1.0, scale)
         else:
             player[i] = TERMINAL
             clear_legal(mask, legal, nlegal, i)
@@ -562,61 +564,20 @@ def step_rows(lo, hi, actions, chips, slot, occ, lines, home, tomove, passes, la
 
 
 @njit(cache=True, nogil=True)
-def replay_row(i, history, chips, slot, occ, lines, home, tomove, passes, last, key, reps, common, scale) -> None:
+def replay_row(i, history, state, common, scale) -> None:
+    """Row ``i`` from the start through the actions ``history``; its view and mask written."""
     common = (obs, mask, player, rewards, term, trunc, final_obs, moves, streams, hist, hlen, last_hist, last_hlen,
               legal, nlegal, rep_keys, rep_counts) = borrowed(common)
-    history, chips, slot, occ, lines, home, tomove, passes, last, key, reps = borrowed(
-        (history, chips, slot, occ, lines, home, tomove, passes, last, key, reps))
-    _start_row(i, chips, slot, occ, lines, home, tomove, passes, last, key, reps, common)
+    state = borrowed(state)
+    history = borrowed((history,))[0]
+    tomove = state[5]
+    _start_row(i, state, common)
     for a in history:
         push_history(hist, hlen, i, a)
         moves[i] += 1
-        _apply(i, a, chips, slot, occ, lines, home, tomove, passes, last, key, reps, rep_keys, rep_counts)
+        _apply(i, a, state, rep_keys, rep_counts)
     player[i] = tomove[i]
-    _write_legal(i, chips, occ, lines, tomove, mask, legal, nlegal)
+    _write_legal(i, state, mask, legal, nlegal)
     flat = obs.reshape((obs.shape[0], CELLS))
     scratch = np.empty(CELLS + 2 * VECTOR, np.float32)
-    _write_view(flat[i], scratch, i, chips, passes, last, reps[i, 0], hlen[i], tomove[i], 1.0, scale, False)
-
-
-class OutwitKernels(GameKernels):
-    max_legal = LEGAL_CAPACITY  # MAX_LEGAL plus room for the power chip's last 9-wide ray write
-
-    def allocate(self, num_envs: int) -> None:
-        self.chips = np.zeros((num_envs, 2, 9), np.int8)
-        self.slot = np.zeros((num_envs, NUM_SQUARES), np.int8)
-        self.occ = np.zeros((num_envs, 2), np.uint64)
-        self.lines = np.zeros((num_envs, NUM_LINES), np.int16)
-        self.home = np.zeros((num_envs, 2), np.int8)
-        self.tomove = np.zeros(num_envs, np.int8)
-        self.passes = np.zeros(num_envs, np.int8)
-        self.last = np.full(num_envs, -1, np.int32)
-        self.key = np.zeros(num_envs, np.uint64)
-        self.reps = np.zeros((num_envs, 2), np.int32)
-        self.scale = float(self.game.max_moves_default)
-        self.stream = num_envs * CELLS * 4 >= STREAM_BYTES
-
-    def _arrays(self) -> tuple:
-        return (self.chips, self.slot, self.occ, self.lines, self.home, self.tomove, self.passes, self.last, self.key,
-                self.reps)
-
-    def history_capacity(self, max_moves: int) -> int:
-        return max_moves  # no chance events
-
-    def positions_per_game(self, max_moves: int) -> int:
-        return max_moves + 1
-
-    def reset(self, lo, hi, which, common) -> None:
-        reset_rows(lo, hi, which, *self._arrays(), common, self.scale, self.stream)
-
-    def step(self, lo, hi, actions, common, max_moves, auto_reset, final_view) -> None:
-        step_rows(lo, hi, actions, *self._arrays(), common, max_moves, auto_reset, final_view, self.scale,
-                  self.stream)
-
-    def replay(self, i, history, common) -> None:
-        replay_row(i, history, *self._arrays(), common, self.scale)
-
-    def heuristic(self, lo, hi, out, common) -> None:
-        from fox_envs.games.outwit.kernels_heuristic import heuristic_rows
-
-        heuristic_rows(lo, hi, out, self.chips, self.slot, self.occ, self.home, self.key, common)
+    _write_view(flat[i], scratch, i, state, hlen[i], tomove[i], 1.0, scale, False)

@@ -16,21 +16,25 @@ Scores are multiples of 0.5 (exact in any order of summing), so the agent's 1e-9
 exactly the equal ones tied; one is drawn uniformly from the row's pick stream. Occupancy is the
 row's two bit words with the move applied in registers; nothing of the row is written.
 
-Speed: each chip's term of ``side_score`` is computed once for the position, with the squares
-its computation looked at; a move changes two squares, and only the terms that looked at one of
-them (and the moved chip's) are computed again. The result is the same as computing every term
-(a term depends on nothing but the squares it read), at a fraction of the cost.
+Each chip's term of ``side_score`` is computed once for the position, with the squares its
+computation looked at; a move changes two squares, and only the terms that looked at one of them
+(and the moved chip's) are computed again. The result is the same as computing every term (a
+term depends on nothing but the squares it read).
+
+The kernels take the row state as the step kernels' ``state`` tuple (``kernels.STATE_FIELDS``)
+and ``common`` (``fox_envs.batch.env.COMMON_FIELDS``).
 """
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
 
-from fox_envs.games.outwit.heuristic import (DEPTH, DEPTH_TABLE, DISTANCE, DISTANCE_TABLE, HOME, LANE, LANE2, LOSS,
-                                    OPPONENT_WEIGHT, OWN_REPEAT, REPEAT)
 from fox_envs.batch._heuristic_rows import keep_best, pick_tied, seen_count
 from fox_envs.batch._rows import borrowed
-from fox_envs.games.outwit.kernels import CORNER, LIGHT_KEY, NUM_SQUARES, PASS, RAY_LENGTH, RAYS, Z_POWER, Z_REGULAR
+from fox_envs.games.outwit.heuristic import (DEPTH, DEPTH_TABLE, DISTANCE, DISTANCE_TABLE, HOME, LANE, LANE2, LOSS,
+                                             OPPONENT_WEIGHT, OWN_REPEAT, REPEAT)
+from fox_envs.games.outwit.kernels import CORNER, LIGHT_KEY, RAY_LENGTH, RAYS, Z_POWER, Z_REGULAR
+from fox_envs.games.outwit.rules import NUM_SQUARES, PASS
 
 DISTANCES = np.array(DISTANCE_TABLE, np.float64)  # [player, square]
 DEPTHS = np.array(DEPTH_TABLE, np.float64)
@@ -128,10 +132,12 @@ def _side_values(o0, o1, chips, i: int, p: int, values, reads) -> None:
 
 
 @njit(cache=True, inline="always")
-def _side_score(o0, o1, chips, i: int, p: int, moved: int, moved_to: int, ch0, ch1, values, reads) -> float:
-    """The agent's ``side_score`` of ``p``'s chips after a move that changed the squares
-    ``ch0`` / ``ch1`` (chip ``moved`` now on ``moved_to``): a chip that read none of them keeps
-    its value of before the move."""
+def _side_score(occupied, changed, chips, i: int, p: int, moved: int, moved_to: int, values, reads) -> float:
+    """The agent's ``side_score`` of ``p``'s chips on the squares ``occupied`` (two bit words)
+    after a move that changed the squares ``changed`` (two bit words; chip ``moved`` now on
+    ``moved_to``): a chip that read none of them keeps its value of before the move."""
+    o0, o1 = occupied
+    ch0, ch1 = changed
     score = 0.0
     for c in range(9):
         if c == moved:
@@ -192,10 +198,13 @@ def _own_arrangements(i: int, p: int, chips, hist, hlen, out) -> int:
 
 
 @njit(cache=True)
-def _best_moves(i, p, chips, slot, occ, home, key, rep_keys, rep_counts, hist, hlen, legal, nlegal, own, best,
-                work) -> int:
-    """Fill ``best`` with the heuristic's best actions for row ``i``; returns how many (``work``:
-    the scratch arrays of ``_work``)."""
+def _best_moves(i, p, board, common, own, best, work) -> int:
+    """Fill ``best`` with the heuristic's best actions for row ``i`` (``p`` to move; ``board``:
+    the arrays ``chips, slot, occ, home, key``); returns how many (``own``: room for
+    ``_own_arrangements``, ``work``: the scratch arrays of ``_work``)."""
+    chips, slot, occ, home, key = board
+    hist, hlen, legal, nlegal = common[9], common[10], common[13], common[14]
+    rep_keys, rep_counts = common[15], common[16]
     count = nlegal[i]
     if count == 1 and legal[i, 0] == PASS:
         best[0] = PASS
@@ -227,8 +236,9 @@ def _best_moves(i, p, chips, slot, occ, home, key, rep_keys, rep_counts, hist, h
         if _wins_next(o0, o1, chips, i, q, home[i, q]):
             score = LOSS
         else:
-            score = (_side_score(o0, o1, chips, i, p, c, target, ch0, ch1, values[0], reads[0])
-                     - OPPONENT_WEIGHT * _side_score(o0, o1, chips, i, q, -1, -1, ch0, ch1, values[1], reads[1]))
+            occupied, changed = (o0, o1), (ch0, ch1)
+            score = (_side_score(occupied, changed, chips, i, p, c, target, values[0], reads[0])
+                     - OPPONENT_WEIGHT * _side_score(occupied, changed, chips, i, q, -1, -1, values[1], reads[1]))
             z = Z_POWER[p] if c == 0 else Z_REGULAR[p]
             delta = z[origin] ^ z[target]
             position = key[i] ^ delta
@@ -253,12 +263,13 @@ def _work():
 
 
 @njit(cache=True, nogil=True)
-def heuristic_rows(lo, hi, out, chips, slot, occ, home, key, common) -> None:
+def heuristic_rows(lo, hi, out, state, common) -> None:
     """``out[i]``: the heuristic's move for every row of ``[lo, hi)`` (-1 for a finished game)."""
     common = borrowed(common)
-    player, streams, hist, hlen = common[2], common[8], common[9], common[10]
-    legal, nlegal, rep_keys, rep_counts = common[13], common[14], common[15], common[16]
-    out, chips, slot, occ, home, key = borrowed((out, chips, slot, occ, home, key))
+    player, streams, hist, legal = common[2], common[8], common[9], common[13]
+    state = borrowed(state)
+    out = borrowed((out,))[0]
+    board = (state[0], state[1], state[2], state[4], state[8])  # chips, slot, occ, home, key
     best = np.empty(legal.shape[1], np.int64)
     own = np.empty(hist.shape[1] // 2 + 2, np.uint64)
     work = _work()
@@ -267,8 +278,7 @@ def heuristic_rows(lo, hi, out, chips, slot, occ, home, key, common) -> None:
         if p < 0:
             out[i] = -1
             continue
-        n = _best_moves(i, p, chips, slot, occ, home, key, rep_keys, rep_counts, hist, hlen, legal, nlegal, own, best,
-                        work)
+        n = _best_moves(i, p, board, common, own, best, work)
         out[i] = pick_tied(streams, i, best, n)
 
 
@@ -278,6 +288,5 @@ def best_moves_of_row(i, chips, slot, occ, home, key, common) -> np.ndarray:
     hist, legal = common[9], common[13]
     best = np.empty(legal.shape[1], np.int64)
     own = np.empty(hist.shape[1] // 2 + 2, np.uint64)
-    n = _best_moves(i, common[2][i], chips, slot, occ, home, key, common[15], common[16], hist, common[10], legal,
-                    common[14], own, best, _work())
+    n = _best_moves(i, common[2][i], (chips, slot, occ, home, key), common, own, best, _work())
     return best[:n].copy()

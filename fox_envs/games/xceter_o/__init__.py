@@ -1,9 +1,7 @@
 """X-Ceter-O: the game's spec. Its rules are in ``rules.py``; docs/rules/xceter_o.md has the full rules."""
 from __future__ import annotations
 
-from typing import Any
-
-from fox_envs.core.spec import GameSpec, NamedAgent
+from fox_envs.core.spec import GameSpec, NamedAgent, rules_names
 
 RULES_SUMMARY = """\
 - Two players on a 3x3 board (squares a1..c3). player_0 owns pieces 1, 3, 5 (X), player_1 owns
@@ -42,8 +40,4 @@ SPEC = GameSpec(
 )
 
 
-def __getattr__(name: str) -> Any:
-    """The rules module's names, as the module ``fox_envs.games.xceter_o`` (now ``fox_envs.games.xceter_o.rules``) had them."""
-    from importlib import import_module
-
-    return getattr(import_module(f"{__name__}.rules"), name)
+__getattr__ = rules_names(__name__)  # the rules module's names, as the game's old module had them

@@ -16,9 +16,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from fox_envs.games.xceter_o.heuristic import SQUARE_VALUE
 from fox_envs.batch._heuristic_rows import pick_tied, seen_count
 from fox_envs.batch._rows import borrowed
+from fox_envs.games.xceter_o.heuristic import SQUARE_VALUE
 from fox_envs.games.xceter_o.kernels import LINE_MASK_TABLE, LINE_TABLE, PIECE_WEIGHT, _has_line
 
 SQUARE_VALUES = np.array(SQUARE_VALUE, np.int64)

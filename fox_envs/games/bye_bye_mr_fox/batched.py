@@ -1,0 +1,45 @@
+"""Bye Bye Mr. Fox!'s ``GameKernels``: the batched env's bridge to the kernels (``kernels``) and
+the batched heuristic (``kernels_heuristic``), holding the state rows of every game."""
+from __future__ import annotations
+
+import numpy as np
+
+from fox_envs.batch.env import GameKernels
+from fox_envs.games.bye_bye_mr_fox.kernels import STATE_SIZE, game_setup, replay_row, reset_rows, step_rows
+from fox_envs.games.bye_bye_mr_fox.kernels_heuristic import heuristic_rows
+from fox_envs.games.bye_bye_mr_fox.rules import ByeByeMrFoxGame
+
+__all__ = ["ByeByeMrFoxKernels", "heuristic_rows", "replay_row", "reset_rows", "step_rows"]
+
+
+class ByeByeMrFoxKernels(GameKernels):
+    """One int8 state row per game (``st``, see ``kernels``) and the game's ``setup`` tables."""
+
+    max_legal = 6  # an egg on up to 6 empty nest circles; a hen or fox on at most 5 outer circles
+
+    def __init__(self, game: ByeByeMrFoxGame) -> None:
+        super().__init__(game)
+        self.setup = game_setup(game)
+        self.start_state, self.start_obs, self.values = self.setup
+        self.num_players = int(game.num_players)
+        self.max_turns = int(game.max_turns)
+
+    def allocate(self, num_envs: int) -> None:
+        self.st = np.zeros((num_envs, STATE_SIZE), np.int8)
+
+    def history_capacity(self, max_moves: int) -> int:
+        # one turn per face-down token, each a flip, a place, a spin and a give at most
+        return 4 * self.max_turns
+
+    def reset(self, lo: int, hi: int, which: np.ndarray, common: tuple) -> None:
+        reset_rows(lo, hi, which, self.st, common, self.setup, self.num_players)
+
+    def step(self, lo: int, hi: int, actions: np.ndarray, common: tuple, max_moves: int, auto_reset: bool,
+             final_view: int) -> None:
+        step_rows(lo, hi, actions, self.st, common, max_moves, auto_reset, final_view, self.setup, self.num_players)
+
+    def replay(self, i: int, history: np.ndarray, common: tuple) -> None:
+        replay_row(i, history, self.st, common, self.setup, self.num_players)
+
+    def heuristic(self, lo: int, hi: int, out: np.ndarray, common: tuple) -> None:
+        heuristic_rows(lo, hi, out, self.st, common)
