@@ -106,10 +106,10 @@ def make_vec_env(opponent: str, n_envs: int, seed: int, env_id: str = ENV_ID, fe
     Outfox's completion planes appended, ``fox_envs/games/outfox/planes.py``)."""
     import gymnasium as gym
 
-    from fox_envs.core.registry import entry  # importing fox_envs registers the gym ids
+    from fox_envs.core.registry import spec  # importing fox_envs registers the gym ids
 
     _, DummyVecEnv = require_sb3()
-    gym_id = "fox_envs/" + entry(env_id).gym_id
+    gym_id = "fox_envs/" + spec(env_id).gym_id
 
     def factory(seat: int):
         def make():

@@ -12,7 +12,7 @@ from fox_envs.core import moved, registry
 from fox_envs.core.aec import make
 from fox_envs.core.errors import IllegalActionError, InvalidParameterError, InvalidStateError
 from fox_envs.core.game import CHANCE, TERMINAL, Game, State
-from fox_envs.core.registration import register_game
+from fox_envs.core.registration import register_built_in, register_game
 from fox_envs.core.registry import make_game, state_from_json
 from fox_envs.core.spec import GameSpec, NamedAgent, OpenSpielFacts
 from fox_envs.games import BUILT_IN_SPECS
@@ -25,8 +25,7 @@ __all__ = [
     "state_from_json",
 ]
 
-for _spec in BUILT_IN_SPECS:
-    register_game(_spec)
+register_built_in(BUILT_IN_SPECS)
 
 
 def _moved_modules() -> dict[str, str]:

@@ -13,7 +13,7 @@ VARIANTS = [pytest.param({}, id="plain"), pytest.param({"ordered_rows": True}, i
 
 def kernel_best(env, i: int) -> list[int]:
     kernels = env._kernels
-    return best_squares_of_row(i, *kernels._arrays(), env._common, kernels.ordered).tolist()
+    return best_squares_of_row(i, *kernels.state, env._common, kernels.ordered).tolist()
 
 
 @pytest.mark.parametrize("params", VARIANTS)

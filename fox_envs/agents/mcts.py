@@ -52,13 +52,14 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
 
 from fox_envs.agents.base import SeededAgent, heuristic_agent
 from fox_envs.core.errors import InvalidParameterError
+from fox_envs.core.params import with_options
 from fox_envs.core.game import CHANCE, TERMINAL, State, choose_outcome
 from fox_envs.core.registry import load_object, spec
 
@@ -129,22 +130,6 @@ class SearchSettings:
         return self.rollout == "game" or self.evaluator == "game" or self.safety or self.decisive
 
 
-SEARCH_OPTIONS = tuple(f.name for f in fields(SearchSettings))
-
-
-def search_settings(settings: SearchSettings | None = None, **options: Any) -> SearchSettings:
-    """``settings`` (default: the plain ``SearchSettings()``) with the fields named in
-    ``options`` replaced; an option that is no field raises ``TypeError`` naming the allowed ones."""
-    if settings is None:
-        settings = SearchSettings()
-    elif not isinstance(settings, SearchSettings):
-        raise InvalidParameterError(f"mcts: settings must be a SearchSettings, got {type(settings).__name__}")
-    unknown = sorted(set(options) - set(SEARCH_OPTIONS))
-    if unknown:
-        raise TypeError(f"mcts: unexpected options {unknown}; allowed: {', '.join(SEARCH_OPTIONS)}, settings")
-    return replace(settings, **options) if options else settings
-
-
 class MCTSAgent(SeededAgent):
     """UCT with rollouts, optional leaf evaluation, chance sampling and determinisation.
 
@@ -157,7 +142,7 @@ class MCTSAgent(SeededAgent):
 
     def __init__(self, seed: int | None = None, *, settings: SearchSettings | None = None,
                  env_id: str | None = None, knowledge: Any = None, **options: Any) -> None:
-        settings = search_settings(settings, **options)
+        settings = with_options(SearchSettings, settings, options, "MCTSAgent")
         rollout, evaluator = settings.rollout, settings.evaluator
         if knowledge is None and settings.needs_knowledge and env_id is not None:
             knowledge = knowledge_for(env_id)

@@ -89,7 +89,8 @@ def kernels_class(env_id: str) -> type[GameKernels]:
 
 def has_batched_heuristic(env_id: str) -> bool:
     """Whether the batched kernels of ``env_id`` implement ``GameKernels.heuristic``."""
-    return env_id in batched_env_ids() and kernels_class(env_id).heuristic is not GameKernels.heuristic
+    game = GAMES.get(env_id) if isinstance(env_id, str) else None
+    return game is not None and game.kernels is not None and load_object(game.kernels).heuristic is not GameKernels.heuristic
 
 
 def _check_int(name: str, value: Any, low: int, env_id: str) -> int:

@@ -288,7 +288,7 @@ def raw_env_class(env_id: str) -> type[FoxEnv]:
     if game_spec.env_module:
         return importlib.import_module(game_spec.env_module).raw_env
     cls = _GENERIC_CLASSES.get(env_id)
-    if cls is None or cls.game_id != env_id:
+    if cls is None:
         cls = type("raw_env", (FoxEnv,), {"game_id": env_id, "__module__": __name__, "_generic": True,
                                           "__qualname__": f"raw_env_class({env_id!r})"})
         _GENERIC_CLASSES[env_id] = cls

@@ -6,12 +6,33 @@ description used in the error message.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 import numpy as np
 
 from fox_envs.core.errors import InvalidParameterError
+
+
+Settings = TypeVar("Settings")
+
+
+def with_options(cls: type[Settings], settings: Settings | None, options: Mapping[str, Any], where: str,
+                 refused: Sequence[str] = ()) -> Settings:
+    """``settings`` (default: ``cls()``), a frozen dataclass of options, with the fields named in
+    ``options`` replaced (and checked again by its ``__post_init__``). A ``settings`` of another
+    type raises ``InvalidParameterError``; a keyword that is no field (or is one of ``refused``)
+    raises ``TypeError`` naming the allowed ones, as Python does for an unknown keyword of ``where``."""
+    if settings is None:
+        settings = cls()
+    elif not isinstance(settings, cls):
+        raise InvalidParameterError(f"{where}: settings must be a {cls.__name__}, got {type(settings).__name__}")
+    allowed = [f.name for f in fields(cls) if f.name not in refused]
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise TypeError(f"{where}() got unexpected keyword argument(s) {', '.join(map(repr, unknown))}; "
+                        f"allowed: {', '.join(allowed)} (or settings={cls.__name__}(...))")
+    return replace(settings, **options) if options else settings
 
 
 def short_repr(value: Any, limit: int = 80) -> str:

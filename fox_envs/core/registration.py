@@ -9,6 +9,8 @@ from fox_envs.core.errors import InvalidParameterError
 from fox_envs.core.params import short_repr
 from fox_envs.core.spec import GameSpec
 
+_BUILT_IN: list[GameSpec] = []  # the specs ``import fox_envs`` registers (register_built_in)
+
 
 def register_game(spec: GameSpec, *, replace: bool = False) -> GameSpec:
     """Add the game ``spec`` declares: ``fox_envs.make(spec.env_id)``, its Gymnasium id
@@ -48,6 +50,14 @@ def _register_ids(spec: GameSpec, replace: bool) -> None:
                            kwargs={"env_id": env_id})
 
 
+def register_built_in(specs: tuple[GameSpec, ...]) -> None:
+    """Register the package's own games (``import fox_envs`` does, from ``fox_envs.games``) and
+    remember them: every fresh process registers these by itself."""
+    for game in specs:
+        register_game(game)
+    _BUILT_IN[:] = specs
+
+
 def added_specs() -> tuple[GameSpec, ...]:
     """The registered specs that a fresh ``import fox_envs`` does not register (a user's games,
     a replaced built-in id): what a spawned worker process must register again. Each must
@@ -55,9 +65,7 @@ def added_specs() -> tuple[GameSpec, ...]:
     ``InvalidParameterError`` naming it."""
     import pickle
 
-    from fox_envs.games import BUILT_IN_SPECS
-
-    added = tuple(game for game in registry.GAMES.values() if game not in BUILT_IN_SPECS)
+    added = tuple(game for game in registry.GAMES.values() if game not in _BUILT_IN)
     for game in added:
         try:
             pickle.dumps(game)

@@ -26,7 +26,7 @@ def env_ids() -> tuple[str, ...]:
 
 def __getattr__(name: str) -> Any:
     if name == "ENV_IDS":  # read when asked, so that it includes games registered later
-        return tuple(GAMES)
+        return env_ids()
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

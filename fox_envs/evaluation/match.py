@@ -29,7 +29,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Callable, Sequence
 
@@ -39,7 +39,7 @@ from fox_envs.agents.base import reset_agent
 from fox_envs.agents.registry import make_agent
 from fox_envs.core.errors import IllegalActionError, InvalidParameterError
 from fox_envs.core.game import CHANCE, Game, State, action_as_int, sample_chance
-from fox_envs.core.params import integer_in, short_repr
+from fox_envs.core.params import integer_in, short_repr, with_options
 from fox_envs.core.registry import make_game
 from fox_envs.evaluation.pool import WorkerLostError, index_ranges, run_parallel
 from fox_envs.evaluation.records import GameRecord
@@ -295,24 +295,11 @@ class MatchSettings:
             raise InvalidParameterError(f"unknown backend {short_repr(self.backend)}; allowed: {', '.join(BACKENDS)}")
 
 
-MATCH_OPTIONS = tuple(f.name for f in fields(MatchSettings))
-
-
 def match_settings(settings: MatchSettings | None, options: dict[str, Any], where: str = "evaluate",
                    refused: Sequence[str] = ()) -> MatchSettings:
-    """``settings`` (default: ``MatchSettings()``) with the fields named in ``options`` replaced.
-    A keyword that is no field (or is one of ``refused``) raises ``TypeError`` naming the allowed
-    ones, as Python does for an unknown keyword of ``where``."""
-    if settings is None:
-        settings = MatchSettings()
-    elif not isinstance(settings, MatchSettings):
-        raise InvalidParameterError(f"{where}: settings must be a MatchSettings, got {type(settings).__name__}")
-    allowed = [name for name in MATCH_OPTIONS if name not in refused]
-    unknown = sorted(set(options) - set(allowed))
-    if unknown:
-        raise TypeError(f"{where}() got unexpected keyword argument(s) {', '.join(map(repr, unknown))}; "
-                        f"match options: {', '.join(allowed)} (or settings=MatchSettings(...))")
-    return replace(settings, **options) if options else settings
+    """``settings`` (default: ``MatchSettings()``) with the fields named in ``options`` replaced
+    (``with_options``; ``refused`` fields are not allowed as keywords of ``where``)."""
+    return with_options(MatchSettings, settings, options, where, refused)
 
 
 # ----- evaluate --------------------------------------------------------------------------------

@@ -163,10 +163,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 # ----- list ----------------------------------------------------------------------------------------
-GENERIC_AGENT_HELP = [  # (name, syntax, description)
+BUILT_IN_AGENT_HELP = [  # (name, syntax, description) of the agents every game has
     ("random", "random", "uniformly random legal move"),
     ("heuristic", "heuristic", "the game's hand-written heuristic"),
     ("mcts", "mcts[:simulations=N,c=1.4,rollout=random|heuristic,rollout_limit=N,decisive=true,safety=true,reuse=true,anchor=Z,preset=plain]", "UCT search on the rules core (tuned per game, docs/evaluation.md)"),
+]
+OTHER_AGENT_HELP = [  # the other ways to name an agent
     ("module:callable", "module:callable", "your factory, called as factory(env_id=..., seed=...)"),
     ("policy file", "path/to/policy.json|.npz|.pkl", "a saved policy file (docs/evaluation.md)"),
     ("human", "human", "you, at the terminal (play only)"),
@@ -177,13 +179,12 @@ def agent_help() -> list[tuple[str, str, str]]:
     """(name, syntax, description) of every agent: the built-in ones, then each game's own
     (from the specs, with the games that have it), then the other ways to name an agent."""
     own: dict[str, tuple[str, str, list[str]]] = {}
-    for env_id, game in GAMES.items():
+    for game in GAMES.values():
         for name, agent in game.agents.items():
             usage, summary, titles = own.setdefault(name, (agent.usage or name, agent.summary, []))
             titles.append(game.title)
-    rows = GENERIC_AGENT_HELP[:3]
-    rows += [(name, usage, f"{' and '.join(titles)} only: {summary}") for name, (usage, summary, titles) in own.items()]
-    return rows + GENERIC_AGENT_HELP[3:]
+    games_own = [(name, usage, f"{' and '.join(titles)} only: {summary}") for name, (usage, summary, titles) in own.items()]
+    return BUILT_IN_AGENT_HELP + games_own + OTHER_AGENT_HELP
 
 
 def describe_games() -> list[dict[str, Any]]:

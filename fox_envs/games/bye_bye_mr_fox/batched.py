@@ -19,8 +19,7 @@ class ByeByeMrFoxKernels(GameKernels):
 
     def __init__(self, game: ByeByeMrFoxGame) -> None:
         super().__init__(game)
-        self.setup = game_setup(game)
-        self.start_state, self.start_obs, self.values = self.setup
+        self.setup = game_setup(game)  # (start_state, start_obs, values), see kernels.game_setup
         self.num_players = int(game.num_players)
         self.max_turns = int(game.max_turns)
 

@@ -35,11 +35,9 @@ class OutwitKernels(GameKernels):
         self.reps = np.zeros((num_envs, 2), np.int32)
         self.scale = float(self.game.max_moves_default)
         self.stream = num_envs * CELLS * 4 >= STREAM_BYTES
-
-    def _state(self) -> tuple:
-        """The state arrays in ``STATE_FIELDS`` order, the kernels' ``state``."""
-        return (self.chips, self.slot, self.occ, self.lines, self.home, self.tomove, self.passes, self.last, self.key,
-                self.reps)
+        # the kernels' ``state``: the same arrays in ``STATE_FIELDS`` order, made once
+        self.state = (self.chips, self.slot, self.occ, self.lines, self.home, self.tomove, self.passes, self.last,
+                      self.key, self.reps)
 
     def history_capacity(self, max_moves: int) -> int:
         return max_moves  # no chance events
@@ -48,13 +46,13 @@ class OutwitKernels(GameKernels):
         return max_moves + 1
 
     def reset(self, lo, hi, which, common) -> None:
-        reset_rows(lo, hi, which, self._state(), common, self.scale, self.stream)
+        reset_rows(lo, hi, which, self.state, common, self.scale, self.stream)
 
     def step(self, lo, hi, actions, common, max_moves, auto_reset, final_view) -> None:
-        step_rows(lo, hi, actions, self._state(), common, max_moves, auto_reset, final_view, self.scale, self.stream)
+        step_rows(lo, hi, actions, self.state, common, max_moves, auto_reset, final_view, self.scale, self.stream)
 
     def replay(self, i, history, common) -> None:
-        replay_row(i, history, self._state(), common, self.scale)
+        replay_row(i, history, self.state, common, self.scale)
 
     def heuristic(self, lo, hi, out, common) -> None:
-        heuristic_rows(lo, hi, out, self._state(), common)
+        heuristic_rows(lo, hi, out, self.state, common)

@@ -23,10 +23,8 @@ class XCeterOKernels(GameKernels):
         self.own = np.zeros((num_envs, 2), np.int32)
         self.code = np.zeros(num_envs, np.int64)
         self.ordered = bool(self.game.params["ordered_rows"])
-
-    def _arrays(self) -> tuple:
-        """The state arrays, in the order the kernels take them: ``(board, square_of, ply, own, code)``."""
-        return self.board, self.square_of, self.ply, self.own, self.code
+        # the kernels' ``state``, made once: ``(board, square_of, ply, own, code)``
+        self.state = (self.board, self.square_of, self.ply, self.own, self.code)
 
     def history_capacity(self, max_moves: int) -> int:
         return max_moves  # no chance events
@@ -35,14 +33,14 @@ class XCeterOKernels(GameKernels):
         return max_moves + 1
 
     def reset(self, lo: int, hi: int, which: np.ndarray, common: tuple) -> None:
-        reset_rows(lo, hi, which, self._arrays(), common)
+        reset_rows(lo, hi, which, self.state, common)
 
     def step(self, lo: int, hi: int, actions: np.ndarray, common: tuple, max_moves: int, auto_reset: bool,
              final_view: int) -> None:
-        step_rows(lo, hi, actions, self._arrays(), common, max_moves, auto_reset, final_view, self.ordered)
+        step_rows(lo, hi, actions, self.state, common, max_moves, auto_reset, final_view, self.ordered)
 
     def replay(self, i: int, history: np.ndarray, common: tuple) -> None:
-        replay_row(i, history, self._arrays(), common, self.ordered)
+        replay_row(i, history, self.state, common, self.ordered)
 
     def heuristic(self, lo: int, hi: int, out: np.ndarray, common: tuple) -> None:
-        heuristic_rows(lo, hi, out, self._arrays(), common, self.ordered)
+        heuristic_rows(lo, hi, out, self.state, common, self.ordered)
