@@ -23,7 +23,8 @@ optimiser carry over). Before training and after each phase the script prints th
 policy's win rate against ``random`` and ``heuristic`` (``fox_envs.evaluation.evaluate``, seats
 rotated, Wilson 95 % intervals; played in this process, ``--workers`` is not used).
 ``--save model.zip`` keeps the SB3 model and writes ``model.json`` beside it, a policy file that
-``python -m fox_envs arena outfox_v0 model.json heuristic`` loads by path. Measured results are
+``python -m fox_envs arena outfox_v0 model.json heuristic --trust-code`` loads by path (an SB3
+model is unpickled, so it is code: load only your own). Measured results are
 in docs/training.md.
 
 Progress: a line about every tenth of each phase (steps done, the learner's wins among the
@@ -220,7 +221,7 @@ def build_parser():
     parser.add_argument("--net", default="256,256", help="hidden layer sizes of --policy mlp/cnn (default 256,256)")
     parser.add_argument("--save", metavar="PATH.zip",
                         help="save the trained SB3 model here, and beside it PATH.json, a policy file that "
-                             "python -m fox_envs arena loads by path")
+                             "python -m fox_envs arena loads by path with --trust-code")
     add_plot_option(parser, "results/maskable_ppo_curve.png")
     return parser
 

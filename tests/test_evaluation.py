@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import fox_envs
-from fox_envs.agents import RandomAgent, load_policy, make_agent, save_policy
+from fox_envs.agents import RandomAgent, load_policy, make_agent, save_policy, trusted
 from fox_envs.core.errors import IllegalActionError, InvalidParameterError, InvalidStateError
 from fox_envs.core.registry import make_game, state_from_json
 from fox_envs.evaluation import (
@@ -344,12 +344,12 @@ def test_saved_policy_files(tmp_path):
     json_path = save_policy(tmp_path / "p.json", factory, "xceter_o_v0", offset=2)
     npz_path = save_policy(tmp_path / "p.npz", factory, "xceter_o_v0", arrays={"offset": np.array([3])})
     pkl_path = save_policy(tmp_path / "p.pkl", factory, None, offset=4)
-    for path, expected in ((json_path, 2), (npz_path, 3), (pkl_path, 4)):
-        agent = make_agent(str(path), "xceter_o_v0", seed=0)
+    for path, expected in ((json_path, 2), (npz_path, 3), (pkl_path, 4)):  # a factory of this module: trusted
+        agent = make_agent(str(path), "xceter_o_v0", seed=0, trust_code=True)
         assert agent.act(state, 0) == expected and agent.env_id == "xceter_o_v0"
     with open(tmp_path / "obj.pkl", "wb") as handle:
         pickle.dump(RandomAgent(0), handle)
-    assert isinstance(make_agent(str(tmp_path / "obj.pkl"), "xceter_o_v0", seed=1), RandomAgent)
+    assert isinstance(make_agent(str(tmp_path / "obj.pkl"), "xceter_o_v0", seed=1, trust_code=True), RandomAgent)
     with pytest.raises(InvalidParameterError, match="saved for xceter_o_v0"):
         load_policy(json_path, "outwit_v0")
     (tmp_path / "bad.json").write_text('{"format": "other"}')
@@ -357,7 +357,7 @@ def test_saved_policy_files(tmp_path):
         make_agent(str(tmp_path / "bad.json"), "xceter_o_v0")
     with pytest.raises(InvalidParameterError, match="does not exist"):
         make_agent(str(tmp_path / "missing.json"), "xceter_o_v0")
-    result = evaluate("xceter_o_v0", [str(json_path), "random"], 2, seed=0)
+    result = evaluate("xceter_o_v0", [trusted(str(json_path)), "random"], 2, seed=0)
     assert result.agents == [str(json_path), "random"]
 
 

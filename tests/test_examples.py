@@ -173,7 +173,7 @@ def test_maskable_ppo_smoke(tmp_path):
     import fox_envs
     from fox_envs.agents import load_policy
 
-    agent = load_policy(tmp_path / "ppo.json", "outfox_v0")
+    agent = load_policy(tmp_path / "ppo.json", "outfox_v0", trust_code=True)  # the SB3 model is unpickled
     state = fox_envs.make_game("outfox_v0").new_initial_state()
     trained = result["agent"]
     while not state.is_terminal():

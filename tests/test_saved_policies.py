@@ -25,8 +25,8 @@ PLAY = textwrap.dedent("""
     import fox_envs
     from fox_envs.agents import make_agent
     assert importlib.util.find_spec("examples") is None, "the repository's examples/ must not be importable"
-    env_id, path = sys.argv[1], sys.argv[2]
-    agent = make_agent(path, env_id, seed=0)
+    env_id, path, trust = sys.argv[1], sys.argv[2], sys.argv[3] == "trust"
+    agent = make_agent(path, env_id, seed=0, trust_code=trust)
     state = fox_envs.make_game(env_id).new_initial_state()
     other = make_agent("random", env_id, seed=1)
     moves = 0
@@ -44,9 +44,12 @@ PLAY = textwrap.dedent("""
 """)
 
 
-def play_from_elsewhere(env_id: str, path: Path, cwd: Path) -> str:
+def play_from_elsewhere(env_id: str, path: Path, cwd: Path, trust_code: bool = False) -> str:
+    """Load and play the policy file in a fresh interpreter in ``cwd`` (a MaskablePPO file, whose
+    model is unpickled, needs ``trust_code``)."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    run = subprocess.run([sys.executable, "-c", PLAY, env_id, str(path)], cwd=cwd, env=env,
+    trust = "trust" if trust_code else "data-only"
+    run = subprocess.run([sys.executable, "-c", PLAY, env_id, str(path), trust], cwd=cwd, env=env,
                          capture_output=True, text=True, timeout=180)
     assert run.returncode == 0, run.stderr
     return run.stdout
@@ -83,8 +86,10 @@ def test_an_unknown_examples_factory_says_to_retrain(tmp_path):
     with pytest.raises(InvalidParameterError, match="retrain and save it with the current example"):
         load_policy(path, "xceter_o_v0")
     wrong = save_policy(tmp_path / "other.json", "fox_envs.games.xceter_o.trained_q:nothing_here", "xceter_o_v0")
-    with pytest.raises(InvalidParameterError, match="cannot load factory") as error:
+    with pytest.raises(InvalidParameterError, match="not one of the package's trained agents"):
         load_policy(wrong, "xceter_o_v0")
+    with pytest.raises(InvalidParameterError, match="cannot load factory") as error:
+        load_policy(wrong, "xceter_o_v0", trust_code=True)
     assert "retrain" not in str(error.value)
 
 
@@ -102,7 +107,7 @@ def test_maskable_ppo_board_policy_loads_anywhere(tmp_path):
 
     main(["--quick", "--random-steps", "128", "--heuristic-steps", "0", "--envs", "2", "--eval-games", "2",
           "--channels", "4", "--layers", "1", "--save", str(tmp_path / "ppo.zip"), "--plot", ""])
-    out = play_from_elsewhere("outfox_v0", tmp_path / "ppo.json", tmp_path)
+    out = play_from_elsewhere("outfox_v0", tmp_path / "ppo.json", tmp_path, trust_code=True)
     assert out.startswith("fox_envs.agents.trained.sb3_policy MaskedPolicyAgent")
 
 
@@ -137,5 +142,5 @@ def test_an_old_maskable_ppo_file_with_the_board_policy_of_examples_loads(tmp_pa
     assert run.returncode == 0, run.stderr
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    out = play_from_elsewhere("outfox_v0", tmp_path / "old.json", elsewhere)
+    out = play_from_elsewhere("outfox_v0", tmp_path / "old.json", elsewhere, trust_code=True)
     assert out.startswith("fox_envs.agents.trained.sb3_policy MaskedPolicyAgent")

@@ -3,11 +3,11 @@ from typing import Any
 
 from fox_envs.agents.base import Agent, HeuristicAgent, PolicyAgent, RandomAgent, SeededAgent, reset_agent
 from fox_envs.agents.mcts import MCTSAgent, SearchSettings
-from fox_envs.agents.registry import agent_names, load_policy, make_agent, save_policy
+from fox_envs.agents.registry import agent_names, load_policy, make_agent, save_policy, trusted
 
 __all__ = [
     "AGENT_NAMES", "Agent", "HeuristicAgent", "MCTSAgent", "PolicyAgent", "RandomAgent", "SearchSettings", "SeededAgent",
-    "agent_names", "load_policy", "make_agent", "reset_agent", "save_policy",
+    "agent_names", "load_policy", "make_agent", "reset_agent", "save_policy", "trusted",
 ]
 
 

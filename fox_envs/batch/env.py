@@ -93,10 +93,15 @@ def has_batched_heuristic(env_id: str) -> bool:
     return game is not None and game.kernels is not None and load_object(game.kernels).heuristic is not GameKernels.heuristic
 
 
-def _check_int(name: str, value: Any, low: int, env_id: str) -> int:
-    number = integer_in(value, low)
+INT32_MAX = 2**31 - 1  # the most rows, decisions per game (int32 counters) or threads a BatchEnv takes
+
+
+def _check_int(name: str, value: Any, low: int, env_id: str, high: int = INT32_MAX) -> int:
+    """``value`` as an int in ``low..high`` (``integer_in``); else ``InvalidParameterError``
+    naming ``name``."""
+    number = integer_in(value, low, high)
     if number is None:
-        raise InvalidParameterError(f"{env_id}: bad {name} {short_repr(value)}; allowed: an integer >= {low}")
+        raise InvalidParameterError(f"{env_id}: bad {name} {short_repr(value)}; allowed: an integer in {low}..{high}")
     return number
 
 
@@ -114,7 +119,7 @@ class BatchEnv:
         self.game: Game = make_game(env_id, **params)
         self.num_envs = _check_int("num_envs", num_envs, 1, env_id)
         if not isinstance(auto_reset, (bool, np.bool_)):
-            raise InvalidParameterError(f"{env_id}: bad auto_reset {auto_reset!r}; allowed: True or False")
+            raise InvalidParameterError(f"{env_id}: bad auto_reset {short_repr(auto_reset)}; allowed: True or False")
         self.auto_reset = bool(auto_reset)
         self.threads = _check_int("threads", threads, 1, env_id)
         self.max_moves = _check_int("max_moves", self.game.max_moves_default if max_moves is None else max_moves,
@@ -227,9 +232,12 @@ class BatchEnv:
             raise IllegalActionError(
                 f"{self.env_id}: row {row}: malformed action {values[row]!r} (array dtype {values.dtype}): "
                 f"actions are integers; {self._legal_text(row)}")
+        if values.dtype.kind == "u" and values.dtype.itemsize == 8:  # above int64: out of range, as written
+            too_big = np.flatnonzero(values > np.iinfo(np.int64).max)
+            if len(too_big):
+                row, value = int(too_big[0]), int(values[too_big[0]])
+                raise IllegalActionError(f"row {row}: {self.core_state(row)._illegal_message(value, value)}")
         values = values.astype(np.int64, copy=False)
-        if values.dtype.kind == "u":
-            values = values.astype(np.int64)
         bad = first_illegal(values, self._arrays["mask"], self._arrays["player"])
         if bad >= 0:
             message = self.core_state(bad)._illegal_message(int(values[bad]), int(values[bad]))
@@ -299,7 +307,7 @@ class BatchEnv:
     # ----- bridge to the rules core -------------------------------------------------------------
     def _row(self, i: Any) -> int:
         if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < self.num_envs:
-            raise IndexError(f"{self.env_id}: row {i!r} out of range 0..{self.num_envs - 1}")
+            raise IndexError(f"{self.env_id}: row {short_repr(i)} out of range 0..{self.num_envs - 1}")
         return int(i)
 
     def _replayed(self, history: np.ndarray) -> State:

@@ -37,14 +37,18 @@ def with_options(cls: type[Settings], settings: Settings | None, options: Mappin
 
 def short_repr(value: Any, limit: int = 80) -> str:
     """``repr(value)`` cut to about ``limit`` characters; never fails (an error message must
-    not raise: huge integers, broken ``__repr__``)."""
+    not raise: huge integers, alone or inside a container, broken ``__repr__``)."""
     try:
         if isinstance(value, int) and value.bit_length() > 4 * limit:  # repr may exceed int limits
             text = f"<{type(value).__name__} of about {int(value.bit_length() * 0.30103) + 1} digits>"
         else:
             text = repr(value)
-    except Exception:  # noqa: BLE001
+    except Exception:  # noqa: BLE001  (e.g. a list holding an int of over 4300 digits)
         text = f"<{type(value).__name__} object>"
+        try:
+            text = f"<{type(value).__name__} of {len(value)} items>"
+        except Exception:  # noqa: BLE001
+            pass
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

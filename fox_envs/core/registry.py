@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import os
-import sys
 from typing import Any
 
 from fox_envs.core.errors import IllegalActionError, InvalidParameterError, InvalidStateError
@@ -31,28 +29,13 @@ def __getattr__(name: str) -> Any:
 
 
 def load_object(path: Any) -> Any:
-    """Import ``"package.module:attribute"`` (a place named in a spec or typed by a user).
-    Anything that is not a string is returned as it is (a spec may give objects). A module
-    not found on ``sys.path`` is also looked up from the current directory, as ``python -m``
-    does (so a saved policy whose factory lives in a project's own module loads with the
-    ``fox-envs`` console script too)."""
+    """Import ``"package.module:attribute"`` (a place named in a spec or typed by a user) from
+    ``sys.path`` (never the current directory as such: set ``PYTHONPATH`` for a project's own
+    modules). Anything that is not a string is returned as it is (a spec may give objects)."""
     if not isinstance(path, str):
         return path
     module_name, _, attribute = path.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as error:
-        here = os.getcwd()
-        top = module_name.split(".")[0]
-        if error.name != top or here in sys.path or "" in sys.path:
-            raise
-        sys.path.append(here)
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError:
-            sys.path.remove(here)
-            raise error from None
-    return getattr(module, attribute)
+    return getattr(importlib.import_module(module_name), attribute)
 
 
 def spec(env_id: str) -> GameSpec:
@@ -110,11 +93,33 @@ def check_saved(data: Any, what: str = "saved state") -> None:
         raise InvalidStateError(f"{what} 'history' must be a list of integers, got {short_repr(data['history'])}")
 
 
+class DuplicateKeyError(ValueError):
+    """A JSON object names the same key twice."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's ``dict``; a key given twice raises ``DuplicateKeyError``."""
+    data: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in data:
+            raise DuplicateKeyError(f"duplicate key {short_repr(key)}")
+        data[key] = value
+    return data
+
+
+def loads_unique(text: Any) -> Any:
+    """``json.loads(text)``, except that an object naming a key twice raises
+    ``DuplicateKeyError`` (plain ``json.loads`` keeps the last one silently)."""
+    return json.loads(text, object_pairs_hook=_unique_keys)
+
+
 def load_json(text: Any, what: str = "saved state") -> Any:
-    """``json.loads(text)``; bad JSON (or JSON nested too deeply to read) raises
-    ``InvalidStateError``."""
+    """``loads_unique(text)``; bad JSON (a key given twice in an object, or JSON nested too
+    deeply to read) raises ``InvalidStateError``."""
     try:
-        return json.loads(text)
+        return loads_unique(text)
+    except DuplicateKeyError as error:
+        raise InvalidStateError(f"{what} has a {error} in one JSON object; each key may appear once") from None
     except (TypeError, ValueError, RecursionError) as error:
         reason = "nested too deeply" if isinstance(error, RecursionError) else str(error)[:200]
         raise InvalidStateError(f"{what} is not valid JSON: {reason}") from None

@@ -68,6 +68,7 @@ class GameSpec:
       ``knowledge``: the MCTS game-knowledge class (see ``fox_envs.agents.mcts``), or ``None``.
     * ``kernels``: the batched core's ``GameKernels`` class, or ``None`` (the batched core and
       ``BatchVectorEnv`` are then unavailable; every other path works).
+    * ``jax_rules``: the JAX backend's ``JaxRules`` class (``fox_envs.jax``), or ``None``.
     * ``learned_weights``: the file name of its packaged value-network weights, or ``None``.
     * ``openspiel``: the facts OpenSpiel needs (``OpenSpielFacts``).
     * ``env_module``: the thin PettingZoo-style module (``env()``, ``raw_env``), or ``None``:
@@ -88,6 +89,7 @@ class GameSpec:
     search_defaults: Mapping[str, Any] = field(default_factory=dict)
     knowledge: str | Callable[[], Any] | None = None
     kernels: str | type | None = None
+    jax_rules: str | type | None = None
     learned_weights: str | None = None
     openspiel: OpenSpielFacts = OpenSpielFacts()
     env_module: str | None = None

@@ -118,13 +118,13 @@ def replay_states(record: GameRecord) -> list[State]:
     states = [state.clone()]
     for index, action in enumerate(record.history):
         if not state.is_legal(action):
-            raise InvalidStateError(f"recorded action {action} at index {index} is illegal")
+            raise InvalidStateError(f"recorded action {short_repr(action)} at index {index} is illegal")
         if record.moves:
             text = state.action_to_string(action)
             if index >= len(record.moves) or record.moves[index] != text:
                 wanted = record.moves[index] if index < len(record.moves) else "nothing"
                 raise InvalidStateError(
-                    f"record diverges at index {index}: action {action} reads {text!r}, recorded {wanted!r}"
+                    f"record diverges at index {index}: action {action} reads {short_repr(text)}, recorded {short_repr(wanted)}"
                 )
         state.apply_action(action)
         states.append(state.clone())

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -17,8 +18,10 @@ from typing import Any, Sequence
 import numpy as np
 
 from fox_envs.core import ending
+from fox_envs.core.errors import InvalidParameterError
 from fox_envs.core.game import CHANCE
 from fox_envs.core.aec import make
+from fox_envs.core.params import short_repr
 from fox_envs.core.registry import GAMES, make_game, spec
 from fox_envs.evaluation.pool import WorkerLostError
 
@@ -38,6 +41,57 @@ def parse_params(items: Sequence[str] | None) -> dict[str, Any]:
         except ValueError:
             params[key] = value
     return params
+
+
+def agent_specs(specs: Sequence[str], trust_code: bool) -> list[str]:
+    """The agent specs typed on the command line, marked as trusted with ``--trust-code``."""
+    from fox_envs.agents.policy_files import trusted
+
+    return [trusted(spec) for spec in specs] if trust_code else list(specs)
+
+
+def check_output_file(path: str | None, option: str, suffix: str | None = None) -> None:
+    """Before any game is played: ``path`` (when given) must end in ``suffix`` (when given), not
+    be a directory, and lie in an existing writable directory; else ``InvalidParameterError``."""
+    if not path:
+        return
+    target = Path(path)
+    if suffix and target.suffix.lower() != suffix:
+        raise InvalidParameterError(f"{option} must name a {suffix} file, got {short_repr(path)}")
+    if target.is_dir():
+        raise InvalidParameterError(f"{option} {short_repr(path)} is a directory; give a file name")
+    _check_writable_dir(target.parent, option, path)
+
+
+def check_output_dir(path: str | None, option: str) -> None:
+    """Before any game is played: ``path`` (when given) must be a writable directory, or one that
+    can be made in the nearest existing (writable) directory above it."""
+    if not path:
+        return
+    target = existing = Path(path)
+    if target.exists() and not target.is_dir():
+        raise InvalidParameterError(f"{option} {short_repr(path)} is a file, not a directory")
+    while not existing.exists():
+        existing = existing.parent
+    _check_writable_dir(existing, option, path)
+
+
+def _check_writable_dir(directory: Path, option: str, path: str) -> None:
+    if not directory.is_dir():
+        raise InvalidParameterError(f"{option} {short_repr(path)}: {short_repr(str(directory))} is not a directory")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise InvalidParameterError(f"{option} {short_repr(path)}: directory {short_repr(str(directory))} is not writable")
+
+
+def capped_workers(workers: int, backend: str) -> int:
+    """``--workers``, at most the number of cores this process may run on (worker processes on
+    this machine; a Ray cluster has its own cores); a cap is said in one line on stderr."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    if backend != "process" or workers <= cores:
+        return workers
+    print(f"note: --workers {workers} is more than the {cores} cores here; using {cores} worker processes",
+          file=sys.stderr)
+    return cores
 
 
 class Progress:
@@ -88,6 +142,13 @@ def _add_match_options(parser: argparse.ArgumentParser, games: int) -> None:
     parser.add_argument("--rotation", choices=("permutations", "cyclic"), default="permutations",
                         help="seat rotation: all n! seat orders (default) or the n cyclic shifts")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_trust_option(parser)
+
+
+def _add_trust_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--trust-code", action="store_true",
+                        help="let the agents' policy files run code: .pkl files and factories other than the "
+                             "package's trained agents (only for files from a source you trust)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -109,6 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plain", action="store_true",
                    help="print boards one after another (default on a terminal: redraw the screen)")
     _add_game_options(p)
+    _add_trust_option(p)
 
     p = sub.add_parser("arena", help="a match between agents with seats rotated")
     p.add_argument("env", metavar="ENV")
@@ -232,7 +294,8 @@ def cmd_list(args) -> int:
 def cmd_play(args) -> int:
     from fox_envs.ui.play import play
 
-    return play(args.env, args.seats, seed=args.seed, params=parse_params(args.param), max_moves=args.max_moves,
+    seats = agent_specs(args.seats.split(","), True) if args.trust_code and args.seats else args.seats
+    return play(args.env, seats, seed=args.seed, params=parse_params(args.param), max_moves=args.max_moves,
                 redraw=False if args.plain else None)
 
 
@@ -241,11 +304,14 @@ def cmd_arena(args) -> int:
     from fox_envs.evaluation import evaluate
 
     params = parse_params(args.param)
+    check_output_file(args.out, "--out")
+    check_output_dir(args.record_dir, "--record-dir")
+    args.workers = capped_workers(args.workers, args.backend)
     progress = None if args.quiet else Progress(args.env)
     start = time.perf_counter()
     try:
-        result = evaluate(args.env, args.agents, args.games, args.seed, args.workers, params=params,
-                          max_moves=args.max_moves, rotation=args.rotation, keep_records=bool(args.record_dir),
+        result = evaluate(args.env, agent_specs(args.agents, args.trust_code), args.games, args.seed, args.workers,
+                          params=params, max_moves=args.max_moves, rotation=args.rotation, keep_records=bool(args.record_dir),
                           progress=progress, backend=args.backend, ray_address=args.address)
         code = 0
     except WorkerLostError as error:  # report and save the games that finished, then say what was lost
@@ -273,13 +339,16 @@ def _report_lost(error) -> int:
 def cmd_tournament(args) -> int:
     from fox_envs.evaluation import plot_tournament, round_robin
 
+    for path, option in ((args.out, "--out"), (args.csv, "--csv"), (args.plot, "--plot")):
+        check_output_file(path, option)
     if args.plot:  # a missing plot extra is an error before the games, not after them
         from fox_envs.evaluation.plots import import_pyplot
 
         import_pyplot()
+    args.workers = capped_workers(args.workers, args.backend)
     progress = None if args.quiet else Progress(f"{args.env} round robin")
     try:
-        result = round_robin(args.env, args.agents, args.games, args.seed, args.workers,
+        result = round_robin(args.env, agent_specs(args.agents, args.trust_code), args.games, args.seed, args.workers,
                              params=parse_params(args.param), max_moves=args.max_moves, bootstrap=args.bootstrap,
                              rotation=args.rotation, progress=progress, backend=args.backend,
                              ray_address=args.address)
@@ -300,6 +369,7 @@ def cmd_tournament(args) -> int:
 def cmd_replay(args) -> int:
     from fox_envs.evaluation.records import GameRecord, replay_states
 
+    check_output_file(args.gif, "--gif", ".gif")
     record = GameRecord.load(args.file)
     states = replay_states(record)
     final = states[-1]

@@ -3,8 +3,9 @@ load a model; this module itself imports neither torch nor SB3).
 
 ``save_maskable_ppo(model, path, env_id, features, policy)`` writes the SB3 model (``.zip``) and
 beside it a ``fox_envs.policy/1`` ``.json`` file naming ``FACTORY`` with the model's absolute
-path, so ``python -m fox_envs arena outfox_v0 model.json heuristic`` loads it from any working
-directory. ``MaskedPolicyAgent`` plays the model's most probable legal action.
+path, so ``python -m fox_envs arena outfox_v0 model.json heuristic --trust-code`` loads it from any
+working directory (loading an SB3 model unpickles parts of it, so its policy file needs
+``trust_code``). ``MaskedPolicyAgent`` plays the model's most probable legal action.
 """
 from __future__ import annotations
 

@@ -29,6 +29,7 @@ SPEC = GameSpec(
     search_defaults={"simulations": 200, "c": 1.4, "rollout": "random", "rollout_limit": 200,
                      "decisive": True, "safety": True, "reuse": True},
     kernels=f"{__name__}.batched:XCeterOKernels",
+    jax_rules=f"{__name__}.jax_rules:XCeterOJax",
     env_module="fox_envs.xceter_o_v0",
     moved_modules={
         "fox_envs.agents.xceter_o": f"{__name__}.heuristic",

@@ -1,0 +1,182 @@
+"""The JAX backend's API on every game: Pgx's names, jit and vmap, auto-reset, illegal actions,
+the bridge, chance frequencies (integration: needs the jax extra). jax is imported inside the
+tests, so that the default run never imports it."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import fox_envs
+from fox_envs.core.registry import GAMES
+from tests.jax_lockstep import assert_same_state, row
+
+JAX_IDS = [env_id for env_id, game in GAMES.items() if game.jax_rules is not None]
+integration = pytest.mark.integration
+
+
+def first_legal(mask) -> int:
+    return int(np.flatnonzero(np.asarray(mask))[0])
+
+
+@integration
+def test_every_built_in_game_has_a_jax_env():
+    import fox_envs.jax
+
+    assert set(fox_envs.jax.env_ids()) == set(fox_envs.ENV_IDS)
+
+
+@integration
+@pytest.mark.parametrize("env_id", JAX_IDS)
+def test_pgx_names_and_shapes(env_id):
+    import jax
+
+    import fox_envs.jax
+
+    env = fox_envs.jax.make(env_id)
+    game = fox_envs.make_game(env_id)
+    assert (env.id, env.num_players, env.num_actions) == (env_id, game.num_players, game.num_actions)
+    assert env.observation_shape == game.observation_shape
+    state = env.init(jax.random.PRNGKey(0))
+    assert state.current_player.dtype == np.int32
+    assert state.observation.shape == env.observation_shape and state.observation.dtype == np.float32
+    assert state.legal_action_mask.shape == (env.num_actions,) and state.legal_action_mask.dtype == bool
+    assert state.rewards.shape == (env.num_players,) and state.rewards.dtype == np.float32
+    assert state.terminated.dtype == bool and state.truncated.dtype == bool
+    np.testing.assert_array_equal(env.observe(state, state.current_player), state.observation)
+
+
+@integration
+@pytest.mark.parametrize("env_id", JAX_IDS)
+def test_jit_vmap_and_auto_reset_play_many_games(env_id):
+    import jax
+    import jax.numpy as jnp
+
+    import fox_envs.jax
+
+    env = fox_envs.jax.make(env_id, max_moves=30)
+    rows = 8
+    step = jax.jit(jax.vmap(fox_envs.jax.auto_reset(env.step, env.init)))
+    state = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.PRNGKey(1), rows))
+    key = jax.random.PRNGKey(2)
+    ended = 0
+    for _ in range(80):
+        key, pick, chance = jax.random.split(key, 3)
+        logits = jnp.where(state.legal_action_mask, 0.0, -jnp.inf)
+        actions = jax.random.categorical(pick, logits, axis=-1)
+        state = step(state, actions, jax.random.split(chance, rows))
+        done = np.asarray(state.terminated | state.truncated)
+        ended += int(done.sum())
+        # after a reset the new game has a player to move with a legal action
+        assert np.asarray(state.legal_action_mask).any(axis=1).all()
+        assert np.all(np.asarray(state._step_count)[done] == 0)
+    assert ended > 0
+
+
+@integration
+@pytest.mark.parametrize("env_id", JAX_IDS)
+def test_an_illegal_action_loses_and_a_finished_game_stays_finished(env_id):
+    import jax
+    import jax.numpy as jnp
+
+    import fox_envs.jax
+
+    env = fox_envs.jax.make(env_id)
+    state = env.init(jax.random.PRNGKey(3))
+    mover = int(state.current_player)
+    illegal = [a for a in range(env.num_actions) if not state.legal_action_mask[a]]
+    for bad in ([illegal[0]] if illegal else []) + [-1, env.num_actions]:
+        lost = env.step(state, jnp.int32(bad), jax.random.PRNGKey(4))
+        assert bool(lost.terminated) and not np.asarray(lost.legal_action_mask).any()
+        expected = np.zeros(env.num_players, np.float32)
+        expected[mover] = -1
+        np.testing.assert_array_equal(lost.rewards, expected)
+        again = env.step(lost, jnp.int32(first_legal(state.legal_action_mask)), jax.random.PRNGKey(5))
+        assert_same_state(again.replace(rewards=lost.rewards), lost, "a finished state changed")
+        assert not np.asarray(again.rewards).any()
+    with pytest.raises(TypeError, match="integer"):
+        env.step(state, jnp.float32(0.0), jax.random.PRNGKey(0))
+
+
+@integration
+@pytest.mark.parametrize("env_id", JAX_IDS)
+def test_the_bridge_round_trips_a_core_state(env_id):
+    import jax
+    import jax.numpy as jnp
+
+    import fox_envs.jax
+
+    env = fox_envs.jax.make(env_id)
+    state = env.init(jax.random.PRNGKey(6))
+    step = jax.jit(env.step)
+    key = jax.random.PRNGKey(7)
+    rng = np.random.default_rng(0)
+    for _ in range(12):
+        if bool(state.terminated):
+            break
+        key, sub = jax.random.split(key)
+        state = step(state, jnp.int32(rng.choice(np.flatnonzero(state.legal_action_mask))), sub)
+        core = env.to_core_state(state)
+        assert_same_state(env.from_core_state(core), state, "from_core_state(to_core_state(s)) != s")
+        assert core.history() == np.asarray(state._history)[: int(state._history_len)].tolist()
+
+
+@integration
+def test_bridge_and_make_refuse_bad_input():
+    import jax
+
+    import fox_envs.jax
+
+    env = fox_envs.jax.make("xceter_o_v0")
+    batched = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(0), 2))
+    with pytest.raises(fox_envs.InvalidStateError, match="one game"):
+        env.to_core_state(batched)
+    assert env.to_core_state(row(batched, 1)).history() == []
+    with pytest.raises(fox_envs.InvalidParameterError, match="needs a state of"):
+        env.from_core_state(fox_envs.make_game("xceter_o_v0", ordered_rows=True).new_initial_state())
+    with pytest.raises(fox_envs.InvalidParameterError, match="unknown env id"):
+        fox_envs.jax.make("chess_v0")
+    with pytest.raises(fox_envs.InvalidParameterError, match="max_moves"):
+        fox_envs.jax.make("xceter_o_v0", max_moves=0)
+    with pytest.raises(fox_envs.InvalidParameterError, match="observation_layout"):
+        fox_envs.jax.make("xceter_o_v0", observation_layout="nhwc")
+    with pytest.raises(fox_envs.InvalidParameterError, match="ordered_rows"):
+        fox_envs.jax.make("xceter_o_v0", ordered_rows="yes")
+
+
+@integration
+@pytest.mark.parametrize("env_id", [e for e in JAX_IDS if GAMES[e].openspiel.max_chance_outcomes])
+def test_the_first_chance_outcomes_follow_the_core_probabilities(env_id):
+    """The first chance node where a choice is open: frequencies over many games against the
+    rules core's probabilities (5 standard deviations)."""
+    import jax
+    import jax.numpy as jnp
+
+    import fox_envs.jax
+
+    env = fox_envs.jax.make(env_id)
+    rows = 4000
+    state = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.PRNGKey(8), rows))
+    core = env.game.new_initial_state()
+    step = jax.jit(jax.vmap(env.step))
+    key = jax.random.PRNGKey(9)
+    while not core.is_chance_node():  # the same decisions in every row up to the first chance node
+        action = core.legal_actions()[0]
+        key, sub = jax.random.split(key)
+        state = step(state, jnp.full(rows, action, jnp.int32), jax.random.split(sub, rows))
+        core.apply_action(action)
+    index = len(core.history())
+    outcomes = np.asarray(state._history)[:, index]
+    for outcome, probability in core.chance_outcomes():
+        frequency = np.mean(outcomes == outcome)
+        sigma = np.sqrt(probability * (1 - probability) / rows)
+        assert abs(frequency - probability) < 5 * sigma + 1e-9, (outcome, frequency, probability)
+
+
+def test_import_fox_envs_does_not_import_jax():
+    """jax is an optional extra: the package, its envs and the batched core never import it."""
+    code = ("import sys, fox_envs, fox_envs.batch; fox_envs.make('outwit_v0'); "
+            "fox_envs.batch.make('xceter_o_v0', 2); assert 'jax' not in sys.modules, 'jax imported'")
+    subprocess.run([sys.executable, "-c", code], check=True)
