@@ -180,3 +180,20 @@ def test_import_fox_envs_does_not_import_jax():
     code = ("import sys, fox_envs, fox_envs.batch; fox_envs.make('outwit_v0'); "
             "fox_envs.batch.make('xceter_o_v0', 2); assert 'jax' not in sys.modules, 'jax imported'")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@integration
+def test_observations_reach_torch_without_a_copy():
+    """DLPack: torch sees the jax buffer itself (the same address), with the same values."""
+    import jax
+    import torch
+
+    import fox_envs.jax
+
+    env = fox_envs.jax.make("outwit_v0" if "outwit_v0" in JAX_IDS else "xceter_o_v0")
+    state = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.PRNGKey(0), 4))
+    tensor = torch.from_dlpack(state.observation)
+    assert tensor.data_ptr() == state.observation.unsafe_buffer_pointer()
+    np.testing.assert_array_equal(tensor.numpy(), np.asarray(state.observation))
+    players = torch.from_dlpack(state.current_player)
+    assert players.tolist() == np.asarray(state.current_player).tolist()
