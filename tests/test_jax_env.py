@@ -22,13 +22,6 @@ def first_legal(mask) -> int:
 
 
 @integration
-def test_every_built_in_game_has_a_jax_env():
-    import fox_envs.jax
-
-    assert set(fox_envs.jax.env_ids()) == set(fox_envs.ENV_IDS)
-
-
-@integration
 @pytest.mark.parametrize("env_id", JAX_IDS)
 def test_pgx_names_and_shapes(env_id):
     import jax

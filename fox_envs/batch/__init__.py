@@ -8,16 +8,17 @@
 ``env.observation`` / ``env.action_mask`` / ``env.current_player`` describe every row's game as
 the rules core does; ``env.core_state(i)`` / ``env.load(i, state)`` bridge to the rules core,
 which stays the reference. Importing this module imports numba; ``import fox_envs`` does not.
+The compiled kernels are cached on disk (``fox_envs/batch/_cache.py`` says where and how).
 """
 from __future__ import annotations
 
 from typing import Any
 
-from fox_envs.batch._cache import drop_stale_kernels
+from fox_envs.batch._cache import install
 
-drop_stale_kernels()
+install()  # before any kernel is compiled: the package's own disk cache (fox_envs/batch/_cache.py)
 
-from fox_envs.batch.env import BatchEnv, batched_env_ids, threads_all_cores  # noqa: E402  (after the cache check)
+from fox_envs.batch.env import BatchEnv, batched_env_ids, threads_all_cores  # noqa: E402  (after install)
 
 __all__ = ["BatchEnv", "ENV_IDS", "batched_env_ids", "make", "threads_all_cores"]
 

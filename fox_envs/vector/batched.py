@@ -13,6 +13,11 @@ The other seats play inside the batched step: ``"random"`` a uniformly random le
 moves broken at random. Each row draws from its own streams: ``reset(seed=s)`` fixes every row's
 games, and no row depends on ``num_envs``. ``observation_layout`` (``"hwc"``, the default,
 ``"chw"`` or ``"flat"``; ``fox_envs.core.layout``) shapes observations and final observations.
+
+A ``reset`` or ``step`` cut short (Ctrl-C, an error raised while the other seats play) leaves
+rows part-way through the vector step, so ``step`` then raises ``ResetNeeded`` until a
+``reset``; a ``step`` refused before any row moved (bad actions, ``illegal_action="raise"``)
+changes nothing. After ``close()``, ``reset`` and ``step`` raise ``RuntimeError``.
 """
 from __future__ import annotations
 
@@ -33,6 +38,9 @@ from fox_envs.vector.process import MASK_IN_VECTORS, vector_actions
 from fox_envs.vector.opponents import BATCH_OPPONENTS, batch_opponent_names, plays_inside_batch
 
 LEARNER, RANDOM, HEURISTIC = 0, 1, 2  # who plays a seat
+NOT_RESET = "call reset() before step()"
+CUT_SHORT = "the last reset() or step() did not finish (Ctrl-C or an error): call reset()"
+CLOSED = "BatchVectorEnv is closed"
 
 
 class _OutputSets:
@@ -113,34 +121,51 @@ class BatchVectorEnv(VectorEnv):
         self._outputs = _OutputSets(self.num_envs, self.layout.shape, self.batch.num_actions)
         self._rows = np.arange(self.num_envs)
         self._needs_reset = True
+        self._reset_reason = NOT_RESET
         self.closed = False
 
     # ----- episodes -----------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        self._needs_reset = True
+        if self.closed:
+            raise RuntimeError(CLOSED)
+        self._needs_reset, self._reset_reason = True, CUT_SHORT  # until it returns
         self.batch.reset(seed)
         out = self._outputs.take()
         self._advance(out, record=False, started=self.batch._all_rows)
-        self._needs_reset = False
-        return self._publish(out)[0], {"action_mask": out["mask"]}
+        result = self._publish(out)[0], {"action_mask": out["mask"]}
+        self._needs_reset = False  # the last statement before returning: no interrupt can come between
+        return result
 
     def step(self, actions):
+        if self.closed:
+            raise RuntimeError(CLOSED)
         if self._needs_reset:
-            raise gymnasium.error.ResetNeeded("call reset() before step()")
-        actions = vector_actions(actions, self.num_envs)
+            raise gymnasium.error.ResetNeeded(self._reset_reason)
+        values, illegal = self._learner_actions(vector_actions(actions, self.num_envs))
+        # from here rows move: a step cut short (Ctrl-C, an error) leaves some of them part-way
+        self._needs_reset, self._reset_reason = True, CUT_SHORT
+        result = self._play_step(values, illegal)
+        self._needs_reset = False  # the last statement before returning: no interrupt can come between
+        return result
+
+    def _learner_actions(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """The actions to play (-1 in rows whose action is illegal) and the flags of those rows
+        (None when every action is legal); with ``illegal_action="raise"`` an illegal action
+        raises naming the row. Changes nothing."""
         batch = self.batch
         if self.illegal_action == "raise":
-            values = batch._checked_actions(actions)  # raises naming the row; nothing changed
-            illegal = None
-        else:
-            values = actions.astype(np.int64)
-            in_range = (values >= 0) & (values < batch.num_actions)
-            illegal = ~in_range
-            illegal[in_range] = ~batch.action_mask[self._rows[in_range], values[in_range]]
-            if illegal.any():
-                values = np.where(illegal, -1, values)
-            else:
-                illegal = None
+            return batch._checked_actions(actions), None
+        values = actions.astype(np.int64)
+        in_range = (values >= 0) & (values < batch.num_actions)
+        illegal = ~in_range
+        illegal[in_range] = ~batch.action_mask[self._rows[in_range], values[in_range]]
+        if not illegal.any():
+            return values, None
+        return np.where(illegal, -1, values), illegal
+
+    def _play_step(self, values: np.ndarray, illegal: np.ndarray | None) -> tuple:
+        """One vector step with checked ``values``; returns what ``step`` returns."""
+        batch = self.batch
         out = self._outputs.take()
         if illegal is not None:  # the episode ends with -1; its last observation is the current one
             out["illegal"][:] = illegal
@@ -170,11 +195,11 @@ class BatchVectorEnv(VectorEnv):
         rewards, term, trunc = batch._arrays["rewards"], batch._arrays["term"], batch._arrays["trunc"]
         ended = (term | trunc) & ~out["done"]
         if ended.any():
+            out["done"] |= ended  # first: the rows take() zeroes cover every final_obs row written
             out["reward"][ended] = rewards[ended, self.seat]
             out["term"][ended] = term[ended]
             out["trunc"][ended] = trunc[ended]
             self.layout.core_view(out["final_obs"])[ended] = batch.final_observation[ended]
-            out["done"] |= ended
 
     def _advance(self, out: dict, record: bool, started: np.ndarray) -> None:
         """The other seats play until the learner is to move in every row. A game that

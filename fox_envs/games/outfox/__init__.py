@@ -34,6 +34,7 @@ SPEC = GameSpec(
                      "decisive": True, "safety": True, "reuse": True},
     knowledge=f"{__name__}.knowledge:OutfoxKnowledge",
     kernels=f"{__name__}.batched:OutfoxKernels",
+    jax_rules=f"{__name__}.jax_rules:OutfoxJax",
     learned_weights="outfox_v0.npz",
     env_module="fox_envs.outfox_v0",
     moved_modules={

@@ -33,6 +33,7 @@ SPEC = GameSpec(
                      "evaluator": "game", "decisive": True, "safety": True, "reuse": True},
     knowledge=f"{__name__}.knowledge:OutwitKnowledge",
     kernels=f"{__name__}.batched:OutwitKernels",
+    jax_rules=f"{__name__}.jax_rules:OutwitJax",
     learned_weights="outwit_v0.npz",
     env_module="fox_envs.outwit_v0",
     moved_modules={
