@@ -54,6 +54,17 @@ def run_as_script(path: Path, index: int, code: str, directory: Path) -> subproc
                           timeout=900)
 
 
+OPTIONAL_IMPORT = re.compile(r"^\s*(?:import|from)\s+(jax|torch|ray|stable_baselines3|sb3_contrib|pyspiel|open_spiel|"
+                             r"matplotlib|optax|mctx|fox_envs\.jax)\b", re.M)
+
+
+def test_blocks_that_import_an_extra_are_marked() -> None:
+    """A block importing an optional extra's library runs only with the integration tests."""
+    unmarked = [f"{path.relative_to(ROOT)}#{k}" for path, k, code in BLOCKS
+                if OPTIONAL_IMPORT.search(code) and not EXTRA_LINE.match(code)]
+    assert not unmarked, f"blocks that import an optional extra without '# extra: <name>': {unmarked}"
+
+
 def _param(path: Path, index: int, code: str):
     """A block as a test case; one that names an extra is an integration test."""
     marks = [pytest.mark.integration] if EXTRA_LINE.match(code) else []
