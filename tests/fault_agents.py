@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import time
 
 
 class _Failing:
@@ -50,6 +51,34 @@ class RaisingAgent(_Failing):
 
     def fail(self) -> None:
         raise ZeroDivisionError("the agent divided by zero")
+
+
+class SleepingAgent(_Failing):
+    """Hangs: sleeps ``seconds`` (an hour by default) in the move, then plays on."""
+
+    name = "sleeping"
+
+    def __init__(self, after: int = 0, seconds: float = 3600.0) -> None:
+        super().__init__(after)
+        self.seconds = seconds
+
+    def fail(self) -> None:
+        time.sleep(self.seconds)
+
+
+class SpinningAgent(_Failing):
+    """Hangs in a busy loop that ignores SIGTERM (SIGKILL still ends it)."""
+
+    name = "spinning"
+
+    def fail(self) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        while True:
+            pass
+
+
+def sleeping(env_id=None, seed=None, after=0, seconds=3600.0):
+    return SleepingAgent(after, seconds)
 
 
 def killed(env_id=None, seed=None, after=0):

@@ -4,38 +4,21 @@ test, not the suite) in its own session, killed with everything it started on a 
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
+from python_runs import kill_group, run_in_session
 
-HERE = Path(__file__).resolve().parent
 LIMIT = 180  # seconds: only a guard against a hang, never a measured time
 
 
 def run_python(code: str, *args: str) -> subprocess.CompletedProcess:
     """Run ``python -c code`` (or ``python -m fox_envs args`` when code is empty) with the tests'
-    folder importable; kill its whole process group if it has not finished within LIMIT."""
-    command = [sys.executable, "-c", textwrap.dedent(code)] if code else [sys.executable, "-m", "fox_envs", *args]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(HERE), os.environ.get("PYTHONPATH", "")])}
-    process = subprocess.Popen(command, cwd=HERE, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, start_new_session=True)
-    try:
-        out, err = process.communicate(timeout=LIMIT)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.communicate()
-        pytest.fail(f"hung: still running after {LIMIT}s")
-    finally:
-        try:  # nothing it started may outlive it
-            os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    return subprocess.CompletedProcess(command, process.returncode, out, err)
+    folder importable; its whole process group is killed once it ends or after LIMIT seconds."""
+    result, _, pgid = run_in_session(code, args, LIMIT)
+    kill_group(pgid)  # nothing it started may outlive it
+    return result
 
 
 EVALUATE = """

@@ -23,12 +23,21 @@ Outcomes per agent: a return above 0 is a win, below 0 a loss, 0 a draw (this ma
 game's reward convention: +1/-1/0, a three-player zero-sum game +1/-0.5, cooperative +1/-1). A game
 reaching ``max_moves`` player decisions is truncated: every return is 0 (a draw) and it is
 counted in ``truncations``.
+
+Move time (``move_time`` seconds, ``MatchSettings``): an ``act`` call that takes longer forfeits
+the game (``on_timeout="forfeit"``: its agent's return is -1, the others share +1 in a
+competitive game, the whole team loses a cooperative one; the record's ``forfeit`` names the
+seat) or stops the match with ``MoveTimeError`` (``on_timeout="error"``). The games are then
+always played in worker processes (``workers=1``: one), so that a move that never returns is
+stopped too: its worker is killed and replaced (``pool.MoveLimit``). Without ``move_time``
+nothing is timed.
 """
 from __future__ import annotations
 
 import itertools
 import math
 import os
+import time
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Callable, Sequence
@@ -41,12 +50,41 @@ from fox_envs.core.errors import IllegalActionError, InvalidParameterError
 from fox_envs.core.game import CHANCE, Game, State, action_as_int, sample_chance
 from fox_envs.core.params import integer_in, short_repr, with_options
 from fox_envs.core.registry import make_game
-from fox_envs.evaluation.pool import WorkerLostError, index_ranges, run_parallel
+from fox_envs.evaluation.pool import MoveBoard, MoveLimit, WorkerLostError, current_board, index_ranges, run_parallel
 from fox_envs.evaluation.records import GameRecord
 from fox_envs.evaluation.stats import mean_interval, wilson_interval
 
 ROTATIONS = ("permutations", "cyclic")
 BACKENDS = ("process", "ray")
+ON_TIMEOUT = ("forfeit", "error")
+
+
+class MoveTimeError(RuntimeError):
+    """An agent took longer than ``move_time`` for a move, with ``on_timeout="error"``:
+    ``agent`` (its label), ``seat``, ``game_index`` and ``move_time`` say which and where."""
+
+    def __init__(self, message: str, agent: str | None = None, seat: int | None = None,
+                 game_index: int | None = None, move_time: float | None = None) -> None:
+        super().__init__(message)
+        self.agent, self.seat, self.game_index, self.move_time = agent, seat, game_index, move_time
+
+    def __reduce__(self) -> tuple:  # raised in a worker process, re-raised in the parent
+        return type(self), (str(self), self.agent, self.seat, self.game_index, self.move_time)
+
+
+def move_time_error(agent: str, seat: int, game_index: int | None, move_time: float) -> MoveTimeError:
+    where = f"game {game_index}: " if game_index is not None else ""
+    return MoveTimeError(f"{where}agent {agent!r} in seat {seat} took more than {move_time:g} s for a move "
+                         f"(move_time={move_time:g}, on_timeout='error')", agent, seat, game_index, move_time)
+
+
+def forfeit_returns(game: Game, seat: int) -> list[float]:
+    """The returns of a game forfeited by ``seat``: -1 for it and +1 shared by the others in a
+    competitive game; -1 for everyone (the team) in a cooperative one."""
+    n = game.num_players
+    if not game.zero_sum or n == 1:
+        return [-1.0] * n
+    return [-1.0 if s == seat else 1.0 / (n - 1) for s in range(n)]
 
 
 # ----- seats and seeds -------------------------------------------------------------------------
@@ -94,13 +132,20 @@ def checked_action(state: State, action: Any, who: str) -> int:
 
 
 def play_game(game: Game, seated: Sequence[Any], chance_rng: np.random.Generator,
-              max_moves: int, names: Sequence[str] | None = None, **info: Any) -> GameRecord:
+              max_moves: int, names: Sequence[str] | None = None, *, move_time: float | None = None,
+              on_timeout: str = "forfeit", board: MoveBoard | None = None, **info: Any) -> GameRecord:
     """Play one game on the rules core. ``seated[seat]`` is the agent in that seat (already
-    reset). Returns its record; ``length`` counts player decisions only."""
+    reset). Returns its record; ``length`` counts player decisions only. An ``act`` that
+    returns after more than ``move_time`` seconds forfeits the game (the record's ``forfeit``
+    is the seat) or, with ``on_timeout="error"``, raises ``MoveTimeError``; ``board`` shows
+    every move to a parent process that stops moves that do not return (``pool.MoveLimit``)."""
     state = game.new_initial_state()
     moves, players = [], []
     decisions = 0
     truncated = False
+    forfeit = None
+    if board is not None:
+        board.new_game(info.get("game_index", -1))
     while True:
         player = state.current_player()
         if player == CHANCE:
@@ -112,16 +157,45 @@ def play_game(game: Game, seated: Sequence[Any], chance_rng: np.random.Generator
             break
         else:
             name = names[player] if names else agent_label(seated[player])
+            if move_time is None:
+                answer = seated[player].act(state, player)
+            else:
+                answer, took = _timed_act(seated[player], state, player, board)
+                if took > move_time:
+                    if on_timeout == "error":
+                        raise move_time_error(name, player, info.get("game_index"), move_time)
+                    forfeit = player
+                    break
             where = f"game {info['game_index']}, " if info.get("game_index") is not None else ""
-            action = checked_action(state, seated[player].act(state, player), f"{where}agent {name!r} in seat {player}")
+            action = checked_action(state, answer, f"{where}agent {name!r} in seat {player}")
             decisions += 1
         moves.append(state.action_to_string(action))
         players.append(player)
         state.apply_action(action)
-    returns = [0.0] * game.num_players if truncated else [float(r) for r in state.returns()]
+        if board is not None:
+            board.applied(action)
+    if forfeit is not None:
+        returns = forfeit_returns(game, forfeit)
+    else:
+        returns = [0.0] * game.num_players if truncated else [float(r) for r in state.returns()]
     return GameRecord(game=game.name, params=dict(game.params), history=state.history(), moves=moves,
                       players=players, agents=list(names or [agent_label(a) for a in seated]),
-                      returns=returns, length=decisions, truncated=truncated, max_moves=max_moves, **info)
+                      returns=returns, length=decisions, truncated=truncated, max_moves=max_moves,
+                      forfeit=forfeit, **info)
+
+
+def _timed_act(agent: Any, state: State, player: int, board: MoveBoard | None) -> tuple[Any, float]:
+    """``agent.act(state, player)`` and the seconds it took (shown on ``board`` meanwhile)."""
+    if board is None:
+        start = time.monotonic()
+        answer = agent.act(state, player)
+        return answer, time.monotonic() - start
+    board.begin_move(player)
+    try:
+        answer = agent.act(state, player)
+    finally:
+        took = board.end_move()
+    return answer, took
 
 
 # ----- worker side -----------------------------------------------------------------------------
@@ -129,29 +203,32 @@ _WORKER: dict[str, Any] = {}
 
 
 def _init_worker(env_id: str, params: dict, specs: list, labels: list[str], seed: int,
-                 max_moves: int, rotation: str) -> None:
+                 max_moves: int, rotation: str, move_time: float | None = None, on_timeout: str = "forfeit") -> None:
     game = make_game(env_id, **params)
     _WORKER.update(
         game=game, agents=[make_agent(spec, env_id) for spec in specs], labels=labels, seed=seed,
-        max_moves=max_moves, rotations=seat_rotations(len(specs), rotation),
+        max_moves=max_moves, rotations=seat_rotations(len(specs), rotation), move_time=move_time,
+        on_timeout=on_timeout,
     )
+
+
+def _seating(rotations: list[tuple[int, ...]], num_agents: int, num_players: int,
+             game_index: int) -> tuple[tuple[int, ...], list[int]]:
+    """Game ``game_index``'s seat order and, per seat, the index of the agent in it."""
+    order = rotations[game_index % len(rotations)]
+    return order, [0] * num_players if num_agents == 1 else list(order)
 
 
 def _play_indexed(game_index: int) -> tuple[int, tuple[int, ...], GameRecord]:
     w = _WORKER
     agents = w["agents"]
-    order = w["rotations"][game_index % len(w["rotations"])]
+    order, at = _seating(w["rotations"], len(agents), w["game"].num_players, game_index)
     chance_sequence, agent_seeds = game_seeds(w["seed"], game_index, len(agents))
     for agent, agent_seed in zip(agents, agent_seeds):
         reset_agent(agent, agent_seed)
-    if len(agents) == 1:
-        seated = [agents[0]] * w["game"].num_players
-        names = [w["labels"][0]] * len(seated)
-    else:
-        seated = [agents[k] for k in order]
-        names = [w["labels"][k] for k in order]
-    record = play_game(w["game"], seated, np.random.default_rng(chance_sequence), w["max_moves"], names,
-                       seed=w["seed"], game_index=game_index)
+    record = play_game(w["game"], [agents[k] for k in at], np.random.default_rng(chance_sequence), w["max_moves"],
+                       [w["labels"][k] for k in at], move_time=w["move_time"], on_timeout=w["on_timeout"],
+                       board=current_board(), seed=w["seed"], game_index=game_index)
     return game_index, order, record
 
 
@@ -166,6 +243,7 @@ class AgentResult:
     returns: list[float] = field(default_factory=list, repr=False)
     seat_games: list[int] = field(default_factory=list)
     seat_wins: list[int] = field(default_factory=list)
+    forfeits: int = 0  # games this agent lost by taking longer than move_time for a move
 
     @property
     def win_rate(self) -> float:
@@ -183,7 +261,7 @@ class AgentResult:
             "name": self.name, "games": self.games, "wins": self.wins, "draws": self.draws,
             "losses": self.losses, "win_rate": self.win_rate, "win_rate_ci95": [wl, wh],
             "score": self.score, "mean_return": mean, "mean_return_ci95": [low, high],
-            "seat_games": self.seat_games, "seat_wins": self.seat_wins,
+            "seat_games": self.seat_games, "seat_wins": self.seat_wins, "forfeits": self.forfeits,
         }
 
 
@@ -204,6 +282,8 @@ class MatchResult:
     seat_balanced: bool
     records: list[GameRecord] = field(default_factory=list, repr=False)
     lost_games: list[int] = field(default_factory=list)  # a partial result (WorkerLostError): games not played
+    forfeits: int = 0  # games forfeited by an agent over move_time
+    move_time: float | None = None  # the time limit of a move (None: none)
 
     @property
     def mean_length(self) -> float:
@@ -222,7 +302,8 @@ class MatchResult:
             "num_games": self.num_games, "seed": self.seed, "max_moves": self.max_moves,
             "rotation": self.rotation, "seat_balanced": self.seat_balanced, "zero_sum": self.zero_sum,
             "mean_length": mean_len, "mean_length_ci95": [low_len, high_len],
-            "truncations": self.truncations, "results": [r.to_dict() for r in self.results],
+            "truncations": self.truncations, "move_time": self.move_time, "forfeits": self.forfeits,
+            "results": [r.to_dict() for r in self.results],
         }
         if self.lost_games:
             data["lost_games"] = self.lost_games
@@ -254,6 +335,10 @@ class MatchResult:
             tl, th = team["win_rate_ci95"]
             lines.append(f"team win rate {team['win_rate']:.3f} [{tl:.3f}, {th:.3f}] ({self.team_wins}/{self.num_games})")
         lines.append(f"mean game length {self.mean_length:.2f} decisions; truncated games {self.truncations} (max_moves {self.max_moves})")
+        if self.move_time is not None or self.forfeits:
+            limit = "none" if self.move_time is None else f"{self.move_time:g} s"
+            lines.append(f"forfeits {self.forfeits} (move_time {limit}): "
+                         + ", ".join(f"{r.name} {r.forfeits}" for r in self.results))
         if self.lost_games:
             lines.append(f"PARTIAL RESULT: {len(self.lost_games)} games lost with a worker process "
                          f"(games {index_ranges(self.lost_games)})")
@@ -275,7 +360,10 @@ class MatchSettings:
     ``max_moves_default``); ``rotation``: ``"permutations"`` or ``"cyclic"`` seat orders;
     ``keep_records``: keep every ``GameRecord``; ``progress(done, total)``: called after each
     game; ``backend``: ``"process"`` (spawned worker processes) or ``"ray"`` (Ray tasks, Ray
-    joined at ``ray_address`` when it is not running). Bad values raise ``InvalidParameterError``."""
+    joined at ``ray_address`` when it is not running); ``move_time``: seconds an agent may take
+    for a move (``None``: no limit; process backend only), and ``on_timeout``: ``"forfeit"``
+    (that game is lost) or ``"error"`` (``MoveTimeError``) when it takes longer. Bad values
+    raise ``InvalidParameterError``."""
 
     max_moves: int | None = None
     rotation: str = "permutations"
@@ -283,6 +371,8 @@ class MatchSettings:
     progress: Callable[[int, int], None] | None = None
     backend: str = "process"
     ray_address: str | None = None
+    move_time: float | None = None
+    on_timeout: str = "forfeit"
 
     def __post_init__(self) -> None:
         if self.max_moves is not None:
@@ -293,6 +383,16 @@ class MatchSettings:
             seat_rotations(1, self.rotation)  # raises, naming the allowed rotations
         if self.backend not in BACKENDS:
             raise InvalidParameterError(f"unknown backend {short_repr(self.backend)}; allowed: {', '.join(BACKENDS)}")
+        if self.move_time is not None:
+            if (isinstance(self.move_time, bool) or not isinstance(self.move_time, (int, float))
+                    or not 0 < self.move_time < math.inf):
+                raise InvalidParameterError(f"move_time must be a number of seconds > 0 or None, got {short_repr(self.move_time)}")
+            if self.backend != "process":
+                raise InvalidParameterError("move_time needs backend='process' (worker processes stop a move that "
+                                            "does not return); Ray tasks are not timed per move")
+            object.__setattr__(self, "move_time", float(self.move_time))
+        if self.on_timeout not in ON_TIMEOUT:
+            raise InvalidParameterError(f"bad on_timeout {short_repr(self.on_timeout)}; allowed: 'forfeit', 'error'")
 
 
 def match_settings(settings: MatchSettings | None, options: dict[str, Any], where: str = "evaluate",
@@ -316,6 +416,8 @@ class _MatchPlan:
     max_moves: int
     rotation: str
     keep_records: bool
+    move_time: float | None = None
+    on_timeout: str = "forfeit"
 
     @property
     def rotations(self) -> list[tuple[int, ...]]:
@@ -324,7 +426,27 @@ class _MatchPlan:
     def init_args(self) -> tuple:
         """The arguments of ``_init_worker`` (picklable, for the worker processes or Ray tasks)."""
         return (self.env_id, dict(self.game.params), self.specs, self.labels, self.seed, self.max_moves,
-                self.rotation)
+                self.rotation, self.move_time, self.on_timeout)
+
+    def overdue(self, game_index: int, seat: int, history: list[int]) -> tuple[int, tuple[int, ...], GameRecord]:
+        """The outcome of game ``game_index`` stopped in a move of ``seat`` that did not return
+        within ``move_time`` (``history``: its actions until then): a forfeit, or
+        ``MoveTimeError`` with ``on_timeout="error"``."""
+        order, at = _seating(self.rotations, len(self.specs), self.game.num_players, game_index)
+        names = [self.labels[k] for k in at]
+        if self.on_timeout == "error":
+            raise move_time_error(names[seat], seat, game_index, self.move_time)
+        state = self.game.new_initial_state()
+        moves, players = [], []
+        for action in history:
+            moves.append(state.action_to_string(action))
+            players.append(state.current_player())
+            state.apply_action(action)
+        record = GameRecord(game=self.game.name, params=dict(self.game.params), history=list(history), moves=moves,
+                            players=players, seed=self.seed, game_index=game_index, agents=names,
+                            returns=forfeit_returns(self.game, seat), length=sum(p >= 0 for p in players),
+                            max_moves=self.max_moves, forfeit=seat)
+        return game_index, order, record
 
 
 def evaluate(env_id: str, agents: Sequence[Any], num_games: int = 100, seed: int = 0, workers: int = 1,
@@ -338,7 +460,7 @@ def evaluate(env_id: str, agents: Sequence[Any], num_games: int = 100, seed: int
     game's parameters.
 
     The match options (``MatchSettings``: ``max_moves``, ``rotation``, ``keep_records``,
-    ``progress``, ``backend``, ``ray_address``) come as one ``settings`` object, as keywords
+    ``progress``, ``backend``, ``ray_address``, ``move_time``, ``on_timeout``) come as one ``settings`` object, as keywords
     (``evaluate(env_id, agents, 100, max_moves=50, keep_records=True)``), or both (the keywords
     replace those fields of ``settings``). ``progress(done, total)`` is called after each game;
     ``keep_records`` keeps every ``GameRecord``.
@@ -362,7 +484,7 @@ def evaluate(env_id: str, agents: Sequence[Any], num_games: int = 100, seed: int
             raise InvalidParameterError(f"{name} must be an integer >= {low}, got {short_repr(value)}")
     num_games, seed, max_moves, workers = (integer_in(v, 0) for v in (num_games, seed, max_moves, workers))
     plan = _MatchPlan(env_id, game, specs, unique_labels(specs), seed, max_moves, settings.rotation,
-                      settings.keep_records)
+                      settings.keep_records, settings.move_time, settings.on_timeout)
     for spec in specs:  # fail fast, in this process, on a bad agent spec
         make_agent(spec, env_id)
     outcomes = _play_match(plan, num_games, min(workers, num_games), settings)
@@ -382,7 +504,7 @@ def _play_match(plan: _MatchPlan, num_games: int, workers: int,
         if progress:
             progress(len(outcomes), num_games)
 
-    if workers == 1 and settings.backend == "process":
+    if workers == 1 and settings.backend == "process" and settings.move_time is None:
         _init_worker(*plan.init_args())
         try:
             for index in range(num_games):
@@ -395,6 +517,8 @@ def _play_match(plan: _MatchPlan, num_games: int, workers: int,
         from fox_envs.evaluation.ray_pool import run_on_ray
 
         runner = partial(run_on_ray, address=settings.ray_address)
+    elif settings.move_time is not None:  # a worker is stopped when a move does not return in time
+        runner = partial(run_parallel, limit=MoveLimit(settings.move_time, plan.overdue))
     else:
         runner = run_parallel
     try:
@@ -415,10 +539,13 @@ def _aggregate(plan: _MatchPlan, num_games: int, outcomes: Sequence[tuple[int, t
     game, labels = plan.game, plan.labels
     n = game.num_players
     results = [AgentResult(label, seat_games=[0] * n, seat_wins=[0] * n) for label in labels]
-    lengths, truncations, team_wins = [], 0, 0
+    lengths, truncations, team_wins, forfeits = [], 0, 0, 0
     for _, order, record in outcomes:
         lengths.append(record.length)
         truncations += record.truncated
+        if record.forfeit is not None:
+            forfeits += 1
+            results[0 if len(labels) == 1 else order[record.forfeit]].forfeits += 1
         if all(r > 0 for r in record.returns):
             team_wins += 1
         seats_of = [[] for _ in labels]
@@ -447,6 +574,7 @@ def _aggregate(plan: _MatchPlan, num_games: int, outcomes: Sequence[tuple[int, t
         max_moves=plan.max_moves, rotation=plan.rotation, zero_sum=game.zero_sum, results=results, lengths=lengths,
         truncations=truncations, team_wins=team_wins, seat_balanced=balanced,
         records=[record for _, _, record in outcomes] if plan.keep_records else [], lost_games=sorted(lost_games),
+        forfeits=forfeits, move_time=plan.move_time,
     )
 
 

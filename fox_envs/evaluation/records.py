@@ -10,7 +10,8 @@ A record is a JSON object (format ``fox_envs.record/1``)::
      "players": [0, 1, -1, ...],       # who took each action (-1 = chance)
      "seed": 1, "game_index": 0,       # the match seed and this game's index in the match
      "agents": ["heuristic", "random"],# agent name per seat
-     "returns": [1.0, -1.0], "length": 9, "truncated": false, "max_moves": 200}
+     "returns": [1.0, -1.0], "length": 9, "truncated": false, "max_moves": 200,
+     "forfeit": null}                  # or the seat whose agent took longer than move_time (it lost)
 
 Because it has the keys ``game``, ``params`` and ``history``, a record also loads with
 ``fox_envs.state_from_json`` (giving the final state). ``replay_states`` rebuilds every state
@@ -45,6 +46,7 @@ class GameRecord:
     length: int = 0  # player decisions (chance events not counted)
     truncated: bool = False
     max_moves: int | None = None
+    forfeit: int | None = None  # the seat whose agent exceeded move_time: the game ends there, lost by it
     format: str = RECORD_FORMAT
 
     @property
@@ -105,6 +107,7 @@ _FIELDS = {
     "length": (_is_int, "an integer"),
     "truncated": (lambda v: isinstance(v, bool), "true or false"),
     "max_moves": (lambda v: v is None or _is_int(v), "an integer or null"),
+    "forfeit": (lambda v: v is None or _is_int(v), "an integer (a seat) or null"),
     "format": (lambda v: isinstance(v, str), "a string"),
 }
 

@@ -13,6 +13,9 @@ interval); there is no cross table or rating.
 Match ``m`` (in ``itertools.combinations`` order) uses seed ``SeedSequence([seed, m])``, so
 the tournament is reproducible from ``seed`` whatever the number of workers.
 
+With ``move_time`` an agent that takes longer for a move forfeits that game (``evaluate``):
+a loss against every other agent in it; ``forfeits`` counts them per agent.
+
 A worker process lost in match ``m`` stops the round robin with ``WorkerLostError``: its
 message names the match and the games lost, and its ``partial`` is the ``TournamentResult`` of
 every game that finished (``lost`` lists, per match, the games missing).
@@ -32,7 +35,7 @@ import numpy as np
 
 from fox_envs.core.errors import InvalidParameterError
 from fox_envs.core.registry import make_game
-from fox_envs.evaluation.match import (MatchResult, MatchSettings, evaluate, match_settings, seat_rotations,
+from fox_envs.evaluation.match import (MatchResult, MatchSettings, MoveTimeError, evaluate, match_settings, seat_rotations,
                                       unique_labels)
 from fox_envs.evaluation.pool import WorkerLostError, index_ranges
 from fox_envs.evaluation.ratings import Ratings, rate
@@ -52,6 +55,8 @@ class TournamentResult:
     draws: np.ndarray | None = None
     ratings: Ratings | None = None
     lost: list[dict] = field(default_factory=list)  # a partial result (WorkerLostError): games lost per match
+    forfeits: list[int] = field(default_factory=list)  # per agent: games lost by exceeding move_time
+    move_time: float | None = None
 
     def score(self, i: int, j: int) -> float:
         games = self.wins[i, j] + self.wins[j, i] + self.draws[i, j]
@@ -89,10 +94,16 @@ class TournamentResult:
             data["cross_table"] = self.cross_table()
         else:
             data["team"] = self.team_table()
+        data["move_time"] = self.move_time
+        data["forfeits"] = dict(zip(self.agents, self.forfeit_counts()))
         data["matches"] = [m.to_dict() for m in self.matches]
         if self.lost:
             data["lost"] = self.lost
         return data
+
+    def forfeit_counts(self) -> list[int]:
+        """Per agent (in ``agents`` order): the games it forfeited."""
+        return self.forfeits or [0] * len(self.agents)
 
     def to_json(self, indent: int | None = 1) -> str:
         return json.dumps(self.to_dict(), indent=indent)
@@ -100,20 +111,22 @@ class TournamentResult:
     def to_csv(self) -> str:
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
+        forfeits = dict(zip(self.agents, self.forfeit_counts()))
         if not self.zero_sum:
-            writer.writerow(["agent", "games", "team_wins", "team_win_rate", "ci_low", "ci_high"])
+            writer.writerow(["agent", "games", "team_wins", "team_win_rate", "ci_low", "ci_high", "forfeits"])
             for row in self.team_table():
                 writer.writerow([row["name"], row["games"], row["team_wins"], f"{row['team_win_rate']:.4f}",
-                                 f"{row['ci95'][0]:.4f}", f"{row['ci95'][1]:.4f}"])
+                                 f"{row['ci95'][0]:.4f}", f"{row['ci95'][1]:.4f}", forfeits[row["name"]]])
             return out.getvalue()
-        writer.writerow(["agent", "rating", "std_error", "ci_low", "ci_high"] + [f"score_vs_{n}" for n in self.agents])
+        writer.writerow(["agent", "rating", "std_error", "ci_low", "ci_high"] + [f"score_vs_{n}" for n in self.agents]
+                        + ["forfeits"])
         index = {name: i for i, name in enumerate(self.agents)}
         for row in self.ratings.to_list():
             i = index[row["name"]]
             scores = ["" if i == j or math.isnan(self.score(i, j)) else f"{self.score(i, j):.4f}"
                       for j in range(len(self.agents))]
             writer.writerow([row["name"], f"{row['rating']:.1f}", f"{row['std_error']:.1f}",
-                             f"{row['ci95'][0]:.1f}", f"{row['ci95'][1]:.1f}"] + scores)
+                             f"{row['ci95'][0]:.1f}", f"{row['ci95'][1]:.1f}"] + scores + [forfeits[row["name"]]])
         return out.getvalue()
 
     def summary(self) -> str:
@@ -122,6 +135,10 @@ class TournamentResult:
         for row in self.lost:
             lines.append(f"PARTIAL RESULT: match {row['match']} ({' vs '.join(row['agents'])}) lost games "
                          f"{index_ranges(row['lost_games'])}")
+        if self.move_time is not None or any(self.forfeit_counts()):
+            limit = "none" if self.move_time is None else f"{self.move_time:g} s"
+            lines.append(f"forfeits (move_time {limit}): "
+                         + ", ".join(f"{name} {n}" for name, n in zip(self.agents, self.forfeit_counts())))
         if not self.zero_sum:
             lines.append("cooperative game: each agent plays the whole team")
             for row in self.team_table():
@@ -162,7 +179,7 @@ def round_robin(env_id: str, agents: Sequence[Any], games_per_match: int = 100, 
     resamples for the ratings' intervals).
 
     The match options are those of ``evaluate`` (``MatchSettings``: ``max_moves``, ``rotation``,
-    ``progress``, ``backend``, ``ray_address``; one ``settings`` object, keywords, or both) except
+    ``progress``, ``backend``, ``ray_address``, ``move_time``, ``on_timeout``; one ``settings`` object, keywords, or both) except
     ``keep_records``: the round robin keeps the records it rates. ``progress(done, total)``
     counts the games of every match; with ``backend="ray"`` one Ray session serves every match."""
     settings = match_settings(settings, options, where="round_robin", refused=("keep_records",))
@@ -196,28 +213,36 @@ def _round_robin(env_id: str, agents: Sequence[Any], games_per_match: int, seed:
         try:
             matches.append(evaluate(env_id, [specs[i] for i in group], games_per_match, match_seed(seed, m),
                                     workers, params=game.params, settings=match_options))
+        except MoveTimeError as error:  # on_timeout="error": the round robin stops here
+            error.add_note(f"(in round robin match {m}: {' vs '.join(labels[i] for i in group)})")
+            raise
         except WorkerLostError as error:  # keep every finished game; say which were lost
             matches.append(error.partial)
             lost = [{"match": m, "agents": [labels[i] for i in group], "lost_games": error.partial.lost_games}]
             lost += [{"match": later, "agents": [labels[i] for i in groups[later]],
                       "lost_games": list(range(games_per_match))} for later in range(m + 1, len(groups))]
             partial = _tournament_result(env_id, game, labels, groups, matches, games_per_match, seed, bootstrap,
-                                         settings.rotation, lost)
+                                         settings, lost)
             not_played = f"matches {m + 1}-{len(groups) - 1} not played" if m + 1 < len(groups) else "no match left"
             raise WorkerLostError(
                 f"round robin stopped in match {m} ({' vs '.join(lost[0]['agents'])}): {error}; "
                 f"{m} earlier match(es) kept, {not_played}",
                 error.lost_games, error.unplayed_games, partial) from error
     return _tournament_result(env_id, game, labels, groups, matches, games_per_match, seed, bootstrap,
-                              settings.rotation, [])
+                              settings, [])
 
 
-def _tournament_result(env_id, game, labels, groups, matches, games_per_match, seed, bootstrap, rotation,
-                       lost) -> TournamentResult:
+def _tournament_result(env_id, game, labels, groups, matches, games_per_match, seed, bootstrap,
+                       settings: MatchSettings, lost) -> TournamentResult:
     """The result of ``matches`` (played by ``groups[:len(matches)]``), with cross table and
     ratings for a competitive game."""
+    forfeits = [0] * len(labels)
+    for group, match in zip(groups, matches):
+        for agent, agent_result in zip(group, match.results):  # a match's results are in its group's order
+            forfeits[agent] += agent_result.forfeits
+    rotation = settings.rotation
     result = TournamentResult(env_id, dict(game.params), labels, games_per_match, seed, game.zero_sum, matches,
-                              lost=lost)
+                              lost=lost, forfeits=forfeits, move_time=settings.move_time)
     if not game.zero_sum:
         return result
     k, n = len(labels), game.num_players

@@ -3,7 +3,7 @@
 Commands: ``list``, ``play``, ``arena``, ``tournament``, ``replay``, ``bench``; ``--help`` on
 each. ``main(argv)`` returns the exit code (0 ok, 1 game abandoned or, for ``arena`` and
 ``tournament``, games lost with a worker process (the finished games are still reported and
-saved), 2 bad arguments or input).
+saved) or a move over ``--move-time`` with ``--on-timeout error``, 2 bad arguments or input).
 """
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from fox_envs.core.game import CHANCE
 from fox_envs.core.aec import make
 from fox_envs.core.params import short_repr
 from fox_envs.core.registry import GAMES, make_game, spec
+from fox_envs.evaluation.match import MoveTimeError
 from fox_envs.evaluation.pool import WorkerLostError
 
 # ----- helpers ---------------------------------------------------------------------------------
@@ -141,6 +142,11 @@ def _add_match_options(parser: argparse.ArgumentParser, games: int) -> None:
     parser.add_argument("--seed", type=int, default=0, help="match seed (default 0)")
     parser.add_argument("--rotation", choices=("permutations", "cyclic"), default="permutations",
                         help="seat rotation: all n! seat orders (default) or the n cyclic shifts")
+    parser.add_argument("--move-time", type=float, default=None, metavar="SECONDS",
+                        help="time limit of each move; an agent that takes longer forfeits that game (its worker "
+                             "process is replaced) (default: no limit)")
+    parser.add_argument("--on-timeout", choices=("forfeit", "error"), default="forfeit",
+                        help="over --move-time: forfeit that game (default) or stop with an error")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_trust_option(parser)
 
@@ -222,6 +228,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ImportError as error:  # an optional extra that is not installed (--backend ray)
         print(f"error: {error}", file=sys.stderr)
         return 2
+    except MoveTimeError as error:  # --on-timeout error: an agent took longer than --move-time
+        print(" ".join(["error:", str(error), *getattr(error, "__notes__", [])]), file=sys.stderr)
+        return 1
 
 
 # ----- list ----------------------------------------------------------------------------------------
@@ -312,7 +321,8 @@ def cmd_arena(args) -> int:
     try:
         result = evaluate(args.env, agent_specs(args.agents, args.trust_code), args.games, args.seed, args.workers,
                           params=params, max_moves=args.max_moves, rotation=args.rotation, keep_records=bool(args.record_dir),
-                          progress=progress, backend=args.backend, ray_address=args.address)
+                          progress=progress, backend=args.backend, ray_address=args.address,
+                          move_time=args.move_time, on_timeout=args.on_timeout)
         code = 0
     except WorkerLostError as error:  # report and save the games that finished, then say what was lost
         result, code = error.partial, _report_lost(error)
@@ -351,7 +361,7 @@ def cmd_tournament(args) -> int:
         result = round_robin(args.env, agent_specs(args.agents, args.trust_code), args.games, args.seed, args.workers,
                              params=parse_params(args.param), max_moves=args.max_moves, bootstrap=args.bootstrap,
                              rotation=args.rotation, progress=progress, backend=args.backend,
-                             ray_address=args.address)
+                             ray_address=args.address, move_time=args.move_time, on_timeout=args.on_timeout)
         code = 0
     except WorkerLostError as error:  # report and save the games that finished, then say what was lost
         result, code = error.partial, _report_lost(error)
