@@ -40,7 +40,7 @@ from fox_envs.core.layout import ObservationLayout, make_layout, observation_box
 from fox_envs.core.params import integer_in, seed_value, short_repr
 from fox_envs.core.registry import make_game, spec
 
-RENDER_MODES = ["ansi", "human", "rgb_array"]
+RENDER_MODES = ["ansi", "human", "rgb_array", "svg"]
 
 
 class FoxEnv(AECEnv):
@@ -204,11 +204,26 @@ class FoxEnv(AECEnv):
             return None
         if self.render_mode == "rgb_array":
             return ending.board_picture(self.game_state, self.render_viewer, self.ending)
+        if self.render_mode == "svg":
+            return self._svg()
         text = ending.board_text(self.game_state, self.render_viewer, self.ending)
         if self.render_mode == "human":
             print(text)
             return None
         return text
+
+    def _svg(self) -> str:
+        """The SVG document of the current state for ``render_viewer`` (with the ending's line)."""
+        from fox_envs.core.svg import state_svg
+
+        return state_svg(self.game_state, self.render_viewer, status=self.ending)
+
+    def _repr_svg_(self) -> str:
+        """Jupyter's picture of the env, whatever the render mode: the current state as
+        ``render_viewer`` sees it (default ``None``: everything, as ``render()``), so a watcher
+        sees the whole table and a finished game its result; ``render_viewer=<seat>`` keeps
+        a seat's hidden facts hidden."""
+        return self._svg()
 
     def close(self) -> None:
         pass
@@ -248,6 +263,10 @@ class IllegalActionWrapper(OrderEnforcingWrapper):
 
     def __reduce__(self):  # pickle and copy keep the order-enforcement flags as they are
         return (_rewrap, (self.env, self._has_reset, self._has_updated))
+
+    def _repr_svg_(self) -> str:
+        """The raw env's Jupyter picture (PettingZoo's wrappers hide ``_`` names)."""
+        return self.env.unwrapped._repr_svg_()
 
 
 class _AgentIterable(AECOrderEnforcingIterable):

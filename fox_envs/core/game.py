@@ -155,6 +155,17 @@ class State:
         the rules core)."""
         raise NotImplementedError
 
+    def render_svg(self, viewer: int | None = None) -> str:
+        """The board as a standalone SVG document for ``viewer`` (``None``: everything), every
+        clickable part tagged ``data-action`` (``fox_envs.core.svg`` has the contract)."""
+        from fox_envs.core.svg import state_svg
+
+        return state_svg(self, viewer)
+
+    def _repr_svg_(self) -> str:
+        """Jupyter's picture of the state: the full view (``render_svg(None)``)."""
+        return self.render_svg(None)
+
     def render_text(self, viewer: int | None = None) -> str:
         """The text board; hidden-information games show only what ``viewer`` may know
         (``None``: everything). Its last line is the status line: who is to move, or how the

@@ -39,7 +39,7 @@ ILLEGAL_MODES = ("end", "raise")
 
 
 class FoxGymEnv(gymnasium.Env):
-    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 2}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array", "svg"], "render_fps": 2}
 
     def __init__(self, env_id: str, opponent: Any = "random", seat: int = 0, illegal_action: str = "end",
                  render_mode: str | None = None, max_moves: int | None = None, observation_layout: str = "hwc",
@@ -54,7 +54,7 @@ class FoxGymEnv(gymnasium.Env):
         if illegal_action not in ILLEGAL_MODES:
             raise InvalidParameterError(f"{env_id}: bad illegal_action {short_repr(illegal_action)}; allowed: 'end', 'raise'")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise InvalidParameterError(f"{env_id}: bad render_mode {short_repr(render_mode)}; allowed: None, ansi, human, rgb_array")
+            raise InvalidParameterError(f"{env_id}: bad render_mode {short_repr(render_mode)}; allowed: None, {', '.join(self.metadata['render_modes'])}")
         if max_moves is None:
             max_moves = self.game.max_moves_default
         if integer_in(max_moves, 1) is None:
@@ -194,6 +194,10 @@ class FoxGymEnv(gymnasium.Env):
         """The learner's view (``seat``): hidden facts of the other seats are never shown."""
         if self.render_mode == "rgb_array":
             return ending.board_picture(self.state, self.seat, self.ending)
+        if self.render_mode == "svg":
+            from fox_envs.core.svg import state_svg
+
+            return state_svg(self.state, self.seat, status=self.ending)
         if self.render_mode in ("ansi", "human"):
             text = ending.board_text(self.state, self.seat, self.ending)
             if self.render_mode == "human":

@@ -69,6 +69,9 @@ class GameSpec:
     * ``kernels``: the batched core's ``GameKernels`` class, or ``None`` (the batched core and
       ``BatchVectorEnv`` are then unavailable; every other path works).
     * ``jax_rules``: the JAX backend's ``JaxRules`` class (``fox_envs.jax``), or ``None``.
+    * ``svg``: the game's SVG drawing, ``draw(state, viewer) -> str`` (``"module:function"``),
+      or ``None``: ``State.render_svg`` then draws the text board with a button per move label
+      (``fox_envs.core.svg`` says what a drawing must carry for the web app's clicks).
     * ``learned_weights``: the file name of its packaged value-network weights, or ``None``.
     * ``openspiel``: the facts OpenSpiel needs (``OpenSpielFacts``).
     * ``env_module``: the thin PettingZoo-style module (``env()``, ``raw_env``), or ``None``:
@@ -90,6 +93,7 @@ class GameSpec:
     knowledge: str | Callable[[], Any] | None = None
     kernels: str | type | None = None
     jax_rules: str | type | None = None
+    svg: str | Callable[..., str] | None = None
     learned_weights: str | None = None
     openspiel: OpenSpielFacts = OpenSpielFacts()
     env_module: str | None = None

@@ -31,6 +31,7 @@ SPEC = GameSpec(
                      "anchor": 2.0, "reuse": True},
     kernels=f"{__name__}.batched:ByeByeMrFoxKernels",
     jax_rules=f"{__name__}.jax_rules:ByeByeMrFoxJax",
+    svg=f"{__name__}.svg:draw",
     # a turn is a flip and a spin, one turn per face-down token; outcomes: 5 tokens, 6 sectors
     openspiel=OpenSpielFacts(max_chance_outcomes=6, max_chance_nodes=lambda game: 2 * game.max_turns,
                              identical_utility=True),

@@ -35,6 +35,7 @@ SPEC = GameSpec(
     knowledge=f"{__name__}.knowledge:OutfoxKnowledge",
     kernels=f"{__name__}.batched:OutfoxKernels",
     jax_rules=f"{__name__}.jax_rules:OutfoxJax",
+    svg=f"{__name__}.svg:draw",
     learned_weights="outfox_v0.npz",
     env_module="fox_envs.outfox_v0",
     moved_modules={

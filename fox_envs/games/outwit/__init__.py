@@ -34,6 +34,7 @@ SPEC = GameSpec(
     knowledge=f"{__name__}.knowledge:OutwitKnowledge",
     kernels=f"{__name__}.batched:OutwitKernels",
     jax_rules=f"{__name__}.jax_rules:OutwitJax",
+    svg=f"{__name__}.svg:draw",
     learned_weights="outwit_v0.npz",
     env_module="fox_envs.outwit_v0",
     moved_modules={

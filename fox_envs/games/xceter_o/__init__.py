@@ -30,6 +30,7 @@ SPEC = GameSpec(
                      "decisive": True, "safety": True, "reuse": True},
     kernels=f"{__name__}.batched:XCeterOKernels",
     jax_rules=f"{__name__}.jax_rules:XCeterOJax",
+    svg=f"{__name__}.svg:draw",
     env_module="fox_envs.xceter_o_v0",
     moved_modules={
         "fox_envs.agents.xceter_o": f"{__name__}.heuristic",
