@@ -157,8 +157,21 @@ def _add_trust_option(parser: argparse.ArgumentParser) -> None:
                              "package's trained agents (only for files from a source you trust)")
 
 
+def package_version() -> str:
+    """The installed package's version (``fox_envs.__version__`` when it is not installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("fox_envs")
+    except PackageNotFoundError:
+        import fox_envs
+
+        return fox_envs.__version__
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="fox-envs", description="fox_envs: play, evaluate and replay the fox games.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {package_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("list", help="games, their params, and agents")
@@ -175,6 +188,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=None, help="seed for chance and the agents (default: random)")
     p.add_argument("--plain", action="store_true",
                    help="print boards one after another (default on a terminal: redraw the screen)")
+    p.add_argument("--delay", type=float, default=0.0, metavar="SECONDS",
+                   help="show each agent's move with its board, SECONDS apart (watch agents play: "
+                        "--seats heuristic,random --delay 1) (default 0: no pause)")
     _add_game_options(p)
     _add_trust_option(p)
 
@@ -305,7 +321,7 @@ def cmd_play(args) -> int:
 
     seats = agent_specs(args.seats.split(","), True) if args.trust_code and args.seats else args.seats
     return play(args.env, seats, seed=args.seed, params=parse_params(args.param), max_moves=args.max_moves,
-                redraw=False if args.plain else None)
+                redraw=False if args.plain else None, delay=args.delay)
 
 
 # ----- arena / tournament --------------------------------------------------------------------------

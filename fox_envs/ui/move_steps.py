@@ -5,8 +5,9 @@ A move's notation splits into parts: words, and pieces joined by ``@`` or ``-`` 
 ``MoveSteps`` narrows the legal moves one part at a time: parts every remaining move shares are
 filled in at once, and the next part where they differ is the choice offered (a place-and-slide
 move: the piece type, then the point; a card game's move: the card, then the square, then the
-declared colour). A whole
-move typed in notation is taken at any step; so is a start of one (``put red on 2``).
+declared colour). The choices are numbered, and a number typed picks one, at every step
+whose labels are not numbers themselves. A whole move typed in notation is taken at any step;
+so is a start of one (``put red on 2``).
 """
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ from typing import Sequence
 
 SEPARATORS = "@-"
 _PART = re.compile(r"[@-]?[^\s@-]+|[@-]")
-NUMBERED_AT_MOST = 9  # choices are numbered only in lists this short
 
 
 class InvalidChoice(ValueError):
@@ -80,9 +80,10 @@ class MoveSteps:
         return seen
 
     def numbered(self) -> bool:
-        """Whether the options are offered by number (short lists of non-numbers only)."""
-        options = self.options()
-        return len(options) <= NUMBERED_AT_MOST and not any(label.isdigit() for label in options)
+        """Whether the options are offered by number: every list is, long or short, except one
+        whose labels are numbers themselves (Outfoxed's squares ``1 2 3``: typing ``2`` is the
+        square), so a number typed means the same wherever numbers are shown."""
+        return not any(label.isdigit() for label in self.options())
 
     def pending(self) -> str:
         """The move so far with ``_`` for the part being chosen, e.g. ``put red on _``."""

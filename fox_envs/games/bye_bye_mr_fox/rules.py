@@ -334,7 +334,8 @@ class ByeByeMrFoxState(State):
     def __str__(self) -> str:
         lines = ["sector  outer circle           nest circle"]
         for s in range(6):
-            arrow = "  <- spinner" if s == self.spin else ""
+            # the spin empties the nest circle at the spinner's back end, opposite the sector it points at
+            arrow = f"  <- spinner (points at O{self.spin})" if self.spin >= 0 and s == (self.spin + 3) % 6 else ""
             lines.append(f"  {s}     O{s} {self.picture_label(s):<18} N{s} {'egg' if self.circles[s] else '.'}{arrow}")
         nests = "  ".join(f"{KIND_NAMES[c]} {self.nests[c]}/3" for c in HENS)
         lines.append(f"nests: {nests}")

@@ -1,10 +1,13 @@
 """Outfoxed pictures: the text table from one player's point of view and the rgb picture.
 
-Text cards: ``red`` a face-up card whose chip is its face; ``white=>red`` a face-up card whose
-face is white and chip red; ``[white as red]`` a face-down card (face known to the viewer);
-``[? as red]`` a face-down card hidden from the viewer. Owners are prefixed ``0:`` / ``1:``.
+Text cards (the board's legend says the same): ``red`` a face-up card whose chip is its face;
+``white=>red`` a face-up card whose face is white and chip red; ``[white as red]`` a face-down
+card (face known to the viewer); ``[? as red]`` a face-down card hidden from the viewer. Owners
+are prefixed ``0:`` / ``1:``. Lines are at most ``TEXT_WIDTH`` wide, wrapped between cards.
 """
 from __future__ import annotations
+
+import textwrap
 
 import numpy as np
 
@@ -16,6 +19,22 @@ from fox_envs.games.outfoxed.board import (CALL, CHIP0, COLOURS, FINISH, MULTISE
 PALETTE = {
     0: render.BROWN, 1: (30, 30, 30), 2: render.RED, 3: render.PINK, 4: (250, 250, 250), 5: render.YELLOW,
 }
+
+
+TEXT_WIDTH = 78
+NBSP = "\u00a0"  # joins the words of one card or set while wrapping (textwrap never breaks there)
+LEGEND = [  # example colours no real card needs to match
+    "key: 0:/1: whose card; a card counts as its chip (the colour after => or as)",
+    "  1:pink  face up, pink chip     1:white=>pink  face up: white card, pink chip",
+    "  1:[white as pink]  face down, pink chip  1:[? as pink]  face hidden from you",
+]
+
+
+def _wrapped(head: str, items: list[str], separator: str = " ") -> list[str]:
+    """``head`` then ``items`` in lines of at most ``TEXT_WIDTH``, broken only between items."""
+    text = head + separator.join(item.replace(" ", NBSP) for item in items)
+    lines = textwrap.wrap(text, TEXT_WIDTH, subsequent_indent=" " * min(len(head), 12), break_long_words=False)
+    return [line.replace(NBSP, " ") for line in lines]
 
 
 def _card_text(card: list[int], viewer: int | None) -> str:
@@ -53,8 +72,18 @@ def _status(state: State, viewer: int | None) -> str:
     return text
 
 
+def _scoring_sets(forbidden: list[int]) -> list[str]:
+    """The forbidden scoring sets, or the allowed ones when those are fewer."""
+    if len(forbidden) * 2 <= len(MULTISETS):
+        return _wrapped("forbidden scoring sets: ", [_counts(list(MULTISETS[i])) for i in forbidden], "; ")
+    allowed = [i for i in range(len(MULTISETS)) if i not in forbidden]
+    return _wrapped(f"allowed scoring sets (the other {len(forbidden)} are forbidden): ",
+                    [_counts(list(MULTISETS[i])) for i in allowed], "; ")
+
+
 def text_board(state: State, viewer: int | None = None) -> str:
-    """The table and track; ``viewer`` sees only its own hidden facts (``None``: everything)."""
+    """The table and track, the legend of the cards' notation, and the status line; ``viewer``
+    sees only its own hidden facts (``None``: everything)."""
     who = "everything" if viewer is None else f"player_{viewer}'s view"
     first = f"player_{state.first}" if state.first >= 0 else "?"
     lines = [f"Outfoxed ({who})  round {state.round}/{state.game.max_rounds}  "
@@ -65,15 +94,17 @@ def text_board(state: State, viewer: int | None = None) -> str:
         lines.append(f"last round moved: {moves}")
     for square in (1, 2, 3):
         cards = [_card_text(card, viewer) for card in state.cards if card[0] == square]
-        lines.append(f"square {square}: " + (" ".join(cards) if cards else "-"))
+        lines += _wrapped(f"square {square}: ", cards or ["-"])
     revealed = state.phase == OVER and state.finished  # scoring cards are turned up to score
     for player in (0, 1):
         if viewer is None or viewer == player or revealed:
-            lines.append(f"player_{player} hand: {_counts(state.hands[player])}  kept: {_counts(state.kept[player])}")
+            lines += _wrapped(f"player_{player} hand: ", [_counts(state.hands[player]), f"kept: {_counts(state.kept[player])}"], "  ")
         else:
-            lines.append(f"player_{player} hand: {sum(state.hands[player])} cards  kept: hidden")
+            held = sum(state.hands[player])
+            lines.append(f"player_{player} hand: {held} card{'' if held == 1 else 's'}  kept: hidden")
     if state.forbidden:
-        lines.append("forbidden scoring sets: " + "; ".join(_counts(list(MULTISETS[i])) for i in state.forbidden))
+        lines += _scoring_sets(state.forbidden)
+    lines += LEGEND
     lines.append(_status(state, viewer))
     return "\n".join(lines)
 
