@@ -1,6 +1,6 @@
 """The command line: ``python -m fox_envs`` (also the ``fox-envs`` console script).
 
-Commands: ``list``, ``play``, ``arena``, ``tournament``, ``replay``, ``bench``; ``--help`` on
+Commands: ``list``, ``play``, ``arena``, ``tournament``, ``replay``, ``bench``, ``serve``; ``--help`` on
 each. ``main(argv)`` returns the exit code (0 ok, 1 game abandoned or, for ``arena`` and
 ``tournament``, games lost with a worker process (the finished games are still reported and
 saved) or a move over ``--move-time`` with ``--on-timeout error``, 2 bad arguments or input).
@@ -218,6 +218,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--step", action="store_true", help="wait for Enter between boards")
     p.add_argument("--quiet", action="store_true", help="print only the summary (with --gif)")
 
+    _add_serve_parser(sub)
+
     p = sub.add_parser("bench", help="random-play steps per second of the public env() per game")
     p.add_argument("envs", metavar="ENV", nargs="*", help="env ids (default: all)")
     p.add_argument("--steps", type=int, default=20000, help="steps per env (default 20000)")
@@ -232,7 +234,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     command = {"list": cmd_list, "play": cmd_play, "arena": cmd_arena, "tournament": cmd_tournament,
-               "replay": cmd_replay, "bench": cmd_bench}[args.command]
+               "replay": cmd_replay, "bench": cmd_bench, "serve": cmd_serve}[args.command]
     try:
         return command(args)
     except KeyboardInterrupt:
@@ -476,3 +478,22 @@ def cmd_bench(args) -> int:
         rate = random_play_steps_per_second(env_id, args.steps, args.seed)
         print(f"  {env_id:<20} {rate:>10,.0f} steps/s")
     return 0
+
+
+# ----- serve ---------------------------------------------------------------------------------------
+def _add_serve_parser(sub) -> None:
+    p = sub.add_parser("serve", help="the local web app: play, watch and replay in a browser (docs/web.md)")
+    p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0: any free port)")
+    p.add_argument("--records", metavar="DIR", help="a directory of game records (arena --record-dir) to list on the replay page")
+    p.add_argument("--policies", metavar="DIR",
+                   help="a directory of saved policy files (.json/.npz) that seats may name; loaded as data only")
+    p.add_argument("--open", action="store_true", help="open the app in the default browser")
+    p.add_argument("--verbose", action="store_true", help="log every request")
+
+
+def cmd_serve(args) -> int:
+    from fox_envs.ui.web.server import serve
+
+    return serve(args.host, args.port, records_dir=args.records, policy_dir=args.policies, verbose=args.verbose,
+                 open_browser=args.open)
