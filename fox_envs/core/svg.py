@@ -34,8 +34,9 @@ Marks (the last move in magenta, the result in green, as the Pillow pictures of
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable, Sequence
 from html import escape as _escape
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from fox_envs.core import render
 from fox_envs.core.errors import InvalidParameterError
@@ -85,47 +86,56 @@ def attributes(**attrs: Any) -> str:
 
 
 # ----- shapes --------------------------------------------------------------------------------
+def element(tag: str, **attrs: Any) -> str:
+    """An empty element ``<tag .../>`` with ``attributes(**attrs)``."""
+    return f"<{tag}{attributes(**attrs)}/>"
+
+
 def rect(box: Box, fill: Colour | str = "none", stroke: Colour | str = render.BLACK, width: float = 1,
          **attrs: Any) -> str:
     """A rectangle filling ``box`` (x0, y0, x1, y1)."""
     x0, y0, x1, y1 = box
-    return (f"<rect{attributes(x=x0, y=y0, width=x1 - x0, height=y1 - y0, fill=fill, stroke=stroke, stroke_width=width, **attrs)}/>")
+    return element("rect", x=x0, y=y0, width=x1 - x0, height=y1 - y0, fill=fill, stroke=stroke, stroke_width=width,
+                   **attrs)
 
 
 def circle(centre: tuple[float, float], radius: float, fill: Colour | str, stroke: Colour | str = render.BLACK,
            width: float = 2, **attrs: Any) -> str:
     """A disc, as ``render.disc``."""
-    return f"<circle{attributes(cx=centre[0], cy=centre[1], r=radius, fill=fill, stroke=stroke, stroke_width=width, **attrs)}/>"
+    return element("circle", cx=centre[0], cy=centre[1], r=radius, fill=fill, stroke=stroke, stroke_width=width,
+                   **attrs)
 
 
-def ellipse(box: Box, fill: Colour | str, stroke: Colour | str = render.BLACK, width: float = 1, **attrs: Any) -> str:
+def ellipse(box: Box, fill: Colour | str, stroke: Colour | str = render.BLACK, width: float = 1,
+            **attrs: Any) -> str:
     """An ellipse inside ``box``."""
     x0, y0, x1, y1 = box
-    return (f"<ellipse{attributes(cx=(x0 + x1) / 2, cy=(y0 + y1) / 2, rx=(x1 - x0) / 2, ry=(y1 - y0) / 2, fill=fill, stroke=stroke, stroke_width=width, **attrs)}/>")
+    return element("ellipse", cx=(x0 + x1) / 2, cy=(y0 + y1) / 2, rx=(x1 - x0) / 2, ry=(y1 - y0) / 2, fill=fill,
+                   stroke=stroke, stroke_width=width, **attrs)
 
 
 def line(start: tuple[float, float], end: tuple[float, float], stroke: Colour | str = render.BLACK,
          width: float = 2, **attrs: Any) -> str:
-    return (f"<line{attributes(x1=start[0], y1=start[1], x2=end[0], y2=end[1], stroke=stroke, stroke_width=width, stroke_linecap='round', **attrs)}/>")
+    """A line with round ends."""
+    return element("line", x1=start[0], y1=start[1], x2=end[0], y2=end[1], stroke=stroke, stroke_width=width,
+                   stroke_linecap="round", **attrs)
 
 
 def polygon(points: Iterable[tuple[float, float]], fill: Colour | str, stroke: Colour | str = render.BLACK,
             width: float = 2) -> str:
-    text = " ".join(f"{_number(float(x))},{_number(float(y))}" for x, y in points)
-    return f"<polygon{attributes(points=text, fill=fill, stroke=stroke, stroke_width=width)}/>"
+    """A closed polygon through ``points``, as ``render.polygon``."""
+    path = " ".join(f"{_number(float(x))},{_number(float(y))}" for x, y in points)
+    return element("polygon", points=path, fill=fill, stroke=stroke, stroke_width=width)
 
 
 def text(xy: tuple[float, float], words: Any, size: float = 14, fill: Colour | str = render.BLACK,
          anchor: str = "middle", halo: Colour | str | None = None, mono: bool = False, **attrs: Any) -> str:
     """Text centred on ``xy`` (``anchor="start"``: starting there), as ``render.centred_text``;
     ``halo`` draws an outline behind it (``render.halo_text``)."""
-    outline = attributes(stroke=halo, stroke_width=3, paint_order="stroke") if halo is not None else ""
-    return (f"<text{attributes(x=xy[0], y=xy[1], font_size=size, fill=fill, text_anchor=anchor, dominant_baseline='central', font_family=MONO if mono else FONT, **attrs)}"
-            f"{outline}>{escape(words)}</text>")
-
-
-def group(*children: str, **attrs: Any) -> str:
-    return f"<g{attributes(**attrs)}>{''.join(children)}</g>"
+    outline = {"stroke": halo, "stroke_width": 3, "paint_order": "stroke"} if halo is not None else {}
+    head = attributes(x=xy[0], y=xy[1], font_size=size, fill=fill, text_anchor=anchor, dominant_baseline="central",
+                      font_family=MONO if mono else FONT, **outline, **attrs)
+    return f"<text{head}>{escape(words)}</text>"
 
 
 # ----- clickable things ----------------------------------------------------------------------
@@ -201,13 +211,14 @@ def mark_result(boxes: Iterable[Box], round_: bool = False) -> str:
 def document(width: float, height: float, *children: str, title: str = "",
              background: Colour | str = render.LIGHT) -> str:
     """The standalone ``<svg>`` document of ``children`` on a ``width`` x ``height`` canvas."""
-    head = (f'<svg xmlns="http://www.w3.org/2000/svg"{attributes(viewBox=f"0 0 {_number(width)} {_number(height)}", width=width, height=height)}>'
+    box = f"0 0 {_number(width)} {_number(height)}"
+    head = (f'<svg xmlns="http://www.w3.org/2000/svg"{attributes(viewBox=box, width=width, height=height)}>'
             f"<title>{escape(title)}</title><style>{STYLE}</style>")
     return head + rect((0, 0, width, height), fill=background, stroke="none", width=0) + "".join(children) + "</svg>"
 
 
 # ----- labels of the legal moves -------------------------------------------------------------
-def move_names(state: "State") -> list[str]:
+def move_names(state: State) -> list[str]:
     """The notations of the legal moves of the player to move (``[]`` at chance or the end)."""
     if state.current_player() < 0:
         return []
@@ -215,20 +226,34 @@ def move_names(state: "State") -> list[str]:
 
 
 def walk_labels(names: Sequence[str]) -> list[str]:
-    """Every label ``MoveSteps(names).options()`` can offer on the way to any of ``names``."""
-    from fox_envs.ui.move_steps import MoveSteps, move_parts, part_label
+    """Every label ``MoveSteps(names).options()`` offers, from the start (one legal move
+    included) through every choice, until the parts chosen name one move."""
+    from fox_envs.ui.move_steps import move_parts, part_label
 
+    parts = [move_parts(name) for name in names]
+    whole = {" ".join(name.split()).lower() for name in names}  # a label that is a move ends it
     seen: dict[str, None] = {}
-    for target in names:
-        steps, parts = MoveSteps(names), move_parts(target)
-        while steps.done() != target and len(steps.chosen) < len(parts):
-            seen.update(dict.fromkeys(steps.options()))
-            if steps.take(part_label(parts[len(steps.chosen)])) == target:
-                break
+
+    def visit(members: list[int], depth: int) -> None:
+        while (len(members) > 1 and all(len(parts[i]) > depth for i in members)
+               and len({parts[i][depth] for i in members}) == 1):
+            depth += 1  # parts every remaining move shares are filled in (MoveSteps._fill_shared)
+        chosen: dict[str, str] = {}  # label -> the first part with it (MoveSteps._next_part)
+        for i in members:
+            if len(parts[i]) > depth:
+                chosen.setdefault(part_label(parts[i][depth]), parts[i][depth])
+        seen.update(dict.fromkeys(chosen))
+        for label, part in chosen.items():
+            narrowed = [i for i in members if len(parts[i]) > depth and parts[i][depth] == part]
+            if label.lower() not in whole and len(narrowed) > 1:
+                visit(narrowed, depth + 1)
+
+    if names:
+        visit(list(range(len(names))), 0)
     return list(seen)
 
 
-def may_see_moves(state: "State", viewer: int | None) -> bool:
+def may_see_moves(state: State, viewer: int | None) -> bool:
     """Whether ``viewer`` may know the legal moves of the seat to move."""
     return viewer is None or viewer == state.current_player() or state.game.perfect_information
 
@@ -276,7 +301,7 @@ def append_caption(svg: str, caption: str) -> str:
 
 
 # ----- the entry point -----------------------------------------------------------------------
-def check_viewer(state: "State", viewer: Any) -> int | None:
+def check_viewer(state: State, viewer: Any) -> int | None:
     """``viewer`` as ``None`` or a seat of ``state``'s game; anything else raises ``InvalidParameterError``."""
     if viewer is None:
         return None
@@ -288,7 +313,7 @@ def check_viewer(state: "State", viewer: Any) -> int | None:
     return seat
 
 
-def game_drawing(state: "State"):
+def game_drawing(state: State):
     """The game's ``draw(state, viewer)`` named in its spec, or ``None`` (unregistered, or none named)."""
     from fox_envs.core.registry import GAMES, load_object
 
@@ -296,7 +321,7 @@ def game_drawing(state: "State"):
     return None if found is None or found.svg is None else load_object(found.svg)
 
 
-def state_svg(state: "State", viewer: int | None = None, status: str | None = None) -> str:
+def state_svg(state: State, viewer: int | None = None, status: str | None = None) -> str:
     """The SVG document of ``state`` as ``viewer`` sees it (``None``: everything): the game's
     ``GameSpec.svg`` drawing with the status line (the last line of ``render_text(viewer)``,
     or ``status``: a game ended outside the rules core) as a caption under it, else
@@ -315,7 +340,7 @@ def state_svg(state: "State", viewer: int | None = None, status: str | None = No
     return svg
 
 
-def fallback(state: "State", viewer: int | None) -> str:
+def fallback(state: State, viewer: int | None) -> str:
     """A game without its own drawing: ``render_text(viewer)`` in monospace lines and, for a
     viewer who may know them, a button for every label of the legal moves."""
     lines = state.render_text(viewer).splitlines() or [""]

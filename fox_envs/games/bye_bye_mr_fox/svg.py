@@ -9,8 +9,17 @@ import math
 
 from fox_envs.core import render, svg
 from fox_envs.games.bye_bye_mr_fox.board import HENS, KIND_NAMES, OVER, THREE_HENS
-from fox_envs.games.bye_bye_mr_fox.render import (CENTRE, EGG_COLOUR, HEN_COLOURS, LABELS, SECTOR_FILL, SIZE,
-                                                  _point, mark_last_move, nest_box)
+from fox_envs.games.bye_bye_mr_fox.render import (
+    CENTRE,
+    EGG_COLOUR,
+    HEN_COLOURS,
+    LABELS,
+    SECTOR_FILL,
+    SIZE,
+    _point,
+    mark_last_move,
+    nest_box,
+)
 from fox_envs.games.bye_bye_mr_fox.rules import ByeByeMrFoxState
 
 NEST_BROWN, EMPTY_CIRCLE, EMPTY_EGG = (205, 170, 110), (185, 150, 95), (150, 115, 70)
@@ -53,7 +62,7 @@ def _nest_circle(state: ByeByeMrFoxState, sector: int) -> str:
 
 def _hen_nest(state: ByeByeMrFoxState, hen: int) -> str:
     """Hen ``hen``'s nest with its eggs, clickable as its colour (the egg to give)."""
-    x0, y0, x1, y1 = box = nest_box(hen)
+    x0, y0, _x1, _y1 = box = nest_box(hen)
     parts = [svg.rect(box, (190, 150, 90), render.DARK, 2), svg.circle((x0 + 20, y0 + 20), 12, HEN_COLOURS[hen], width=1),
              svg.text((x0 + 75, y0 + 18), LABELS[hen], size=13)]
     parts += [svg.ellipse((x0 + 25 + 35 * k - 11, y0 + 42, x0 + 25 + 35 * k + 11, y0 + 72),

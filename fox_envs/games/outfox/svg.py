@@ -7,10 +7,26 @@ from __future__ import annotations
 import math
 
 from fox_envs.core import render, svg
-from fox_envs.games.outfox.board import (COLOUR_NAMES, COORDS, NEIGHBOURS, NUM_POINTS, NUM_TYPES, POINT_NAMES,
-                                         SHAPE_NAMES, TYPE_NAMES)
-from fox_envs.games.outfox.render import (BOARD_TOP, PIECE_COLOURS, RADIUS, SPACING, WIDTH, last_turn_points,
-                                          point_box, point_xy)
+from fox_envs.games.outfox.board import (
+    COLOUR_NAMES,
+    COORDS,
+    NEIGHBOURS,
+    NUM_POINTS,
+    NUM_TYPES,
+    POINT_NAMES,
+    SHAPE_NAMES,
+    TYPE_NAMES,
+)
+from fox_envs.games.outfox.render import (
+    BOARD_TOP,
+    PIECE_COLOURS,
+    RADIUS,
+    SPACING,
+    WIDTH,
+    last_turn_points,
+    point_box,
+    point_xy,
+)
 from fox_envs.games.outfox.rules import OutfoxState
 
 

@@ -11,9 +11,26 @@ from __future__ import annotations
 
 from fox_envs.core import render, svg
 from fox_envs.games.outfoxed.board import COLOURS, FINISH, OVER, PHASE_NAMES
-from fox_envs.games.outfoxed.render import (BACK, BACK_LINES, LANE_H, PALETTE, PANEL_H,
-                                            PANEL_TOP, SQUARE_H, SQUARE_W, SQUARES_TOP, STEP, TO_MOVE, TRACK_LEFT,
-                                            TRACK_TOP, WIDTH, _last_move, _visible, card_box, fox_box)
+from fox_envs.games.outfoxed.render import (
+    BACK,
+    BACK_LINES,
+    LANE_H,
+    PALETTE,
+    PANEL_H,
+    PANEL_TOP,
+    SQUARE_H,
+    SQUARE_W,
+    SQUARES_TOP,
+    STEP,
+    TO_MOVE,
+    TRACK_LEFT,
+    TRACK_TOP,
+    WIDTH,
+    _last_move,
+    _visible,
+    card_box,
+    fox_box,
+)
 from fox_envs.games.outfoxed.rules import OutfoxedState
 
 CHOICES_TOP = TRACK_TOP + 6 * LANE_H + 6  # the row of colour buttons and call / pass

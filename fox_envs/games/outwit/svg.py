@@ -5,8 +5,19 @@ and the last move. Every square is clickable as its name (a move is ``from-to``)
 from __future__ import annotations
 
 from fox_envs.core import render, svg
-from fox_envs.games.outwit.rules import (CELL, COLUMNS, IN_CORNER, MARGIN, NUM_COLUMNS, NUM_ROWS, NUM_SQUARES, POWER,
-                                         SQUARE_NAMES, OutwitState, square_box)
+from fox_envs.games.outwit.rules import (
+    CELL,
+    COLUMNS,
+    IN_CORNER,
+    MARGIN,
+    NUM_COLUMNS,
+    NUM_ROWS,
+    NUM_SQUARES,
+    POWER,
+    SQUARE_NAMES,
+    OutwitState,
+    square_box,
+)
 
 CORNER_FILLS = ((120, 95, 70), (200, 200, 200))  # player_0's (dark) corner, player_1's (light)
 CHIP_NAMES = ("", "dark chip", "dark power chip", "light chip", "light power chip")

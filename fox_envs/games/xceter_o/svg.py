@@ -1,10 +1,17 @@
 """The SVG picture of an X-Ceter-O position, as ``render_rgb`` draws it: the 3x3 board, X and O
 pieces with their numbers (the piece to move on a large yellow badge), the winning line and
-the last move (the status line is ``state_svg``'s caption). Every square is clickable as its name (a move is its target square)."""
+the last move (the status line is ``state_svg``'s caption). Every square is clickable as its
+name (a move is its target square)."""
 from __future__ import annotations
 
 from fox_envs.core import render, svg
-from fox_envs.games.xceter_o.rules import CELL, MARGIN, SQUARE_NAMES, XCeterOState, square_box
+from fox_envs.games.xceter_o.rules import (
+    CELL,
+    MARGIN,
+    SQUARE_NAMES,
+    XCeterOState,
+    square_box,
+)
 
 
 def _piece(state: XCeterOState, square: int, to_move: int) -> list[str]:
