@@ -16,8 +16,10 @@ The click contract (the web app relies on it):
   and ``e9`` for Outwit's ``e4-e9``, ``TR`` and ``c3`` for Outfox's ``TR@c3``, ``red`` / ``2`` /
   ``pink`` for Outfoxed's ``put red on 2 as pink``). A UI builds any legal move by clicking
   elements whose ``data-action`` is in ``options()`` and calling ``MoveSteps.take(label)`` until
-  it returns the move. Several elements may carry one label (a hand card and a colour button
-  both say ``red``): any of them means that label.
+  it returns the move (``done()``). Every label ``options()`` can offer on the way is on some
+  element, the first one included when a single move is legal (``give`` of ``give white``).
+  Several elements may carry one label (a hand card and a colour button both say ``red``): any
+  of them means that label.
 * Elements carry their ``data-action`` whether or not it is legal now (a page highlights the
   labels in ``options()``); the pieces of a hand act only for the seat to move.
 * Choices that are not a thing on the board (``pass``, ``call``, a colour to declare, ...) are
