@@ -109,14 +109,22 @@ def test_watching_agents_to_the_end(url):
 
 
 def test_each_viewer_is_told_only_what_it_may_see(url):
-    view = ok(url, "/api/new", {"game": "outfoxed_v0", "seats": "human,human", "seed": 2})
+    view = ok(url, "/api/new", {"game": "outfoxed_v0", "seats": "human,human", "seed": 2, "max_moves": 3})
     assert view["hot_seat"] and view["viewer"] == view["to_move"] == 0
     key = view["session"]
     view = ok(url, "/api/choose", {"session": key, "label": view["options"][0], "viewer": 0})  # a hidden card kept
-    seen = {v: ok(url, f"/api/state?session={key}&viewer={v}") for v in ("all", "0", "1")}
+    seen = {v: ok(url, f"/api/state?session={key}&viewer={v}") for v in ("0", "1")}
     told = {v: " ".join(line["text"] for line in seen[v]["log"]) for v in seen}
-    assert "?" not in told["all"] and told["0"] == told["all"] and "keep ?" in told["1"]
-    assert seen["0"]["svg"] != seen["1"]["svg"]
+    assert "?" not in told["0"] and "keep ?" in told["1"] and seen["0"]["svg"] != seen["1"]["svg"]
+    for refused in (f"/api/state?session={key}&viewer=all", f"/api/record?session={key}"):  # hidden facts, mid-game
+        status, reply = call(url, refused)
+        assert status == 403 and "hidden" in reply["error"]
+    status, reply = call(url, "/api/choose", {"session": key, "label": view["options"][0], "viewer": "all"})
+    assert status == 403
+    while not view["over"]:
+        view = ok(url, "/api/choose", {"session": key, "label": view["options"][0], "viewer": view["to_move"]})
+    assert view["viewer"] is None and ok(url, f"/api/state?session={key}&viewer=all")["over"]
+    assert ok(url, f"/api/record?session={key}")["truncated"]
 
 
 def test_a_replay_steps_back_and_forth_as_any_viewer(url):
@@ -234,3 +242,35 @@ def test_serve_is_a_command_and_fox_envs_does_not_import_the_web_app():
     subprocess.run([sys.executable, "-c", code], check=True)
     shown = subprocess.run([sys.executable, "-m", "fox_envs", "serve", "--help"], capture_output=True, text=True, check=True)
     assert "--host" in shown.stdout and "--port" in shown.stdout
+
+
+def test_policy_files_only_from_the_policies_directory_and_as_data(tmp_path):
+    from fox_envs.agents.registry import save_policy
+
+    save_policy(tmp_path / "learned.json", "fox_envs.agents.learned:make_learned", "outwit_v0")
+    save_policy(tmp_path / "code.json", "os:system", "outwit_v0", command="echo hi")
+    (tmp_path / "agent.pkl").write_bytes(b"not read")
+    server = make_server(port=0, policy_dir=tmp_path)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        base = server.url
+        assert ok(base, "/api/games")["policies"] == ["code.json", "learned.json"]
+        view = ok(base, "/api/new", {"game": "outwit_v0", "seats": "learned.json,random", "seed": 0})
+        assert view["seats"] == ["learned.json", "random"]
+        assert ok(base, "/api/agent_move", {"session": view["session"]})["decisions"] == 1
+        for seat, words in (("code.json", "would run code"), ("agent.pkl", "unknown seat"),
+                            (str(tmp_path / "learned.json"), "unknown seat"), ("../learned.json", "unknown seat")):
+            status, reply = call(base, "/api/new", {"game": "outwit_v0", "seats": f"{seat},random"})
+            assert status == 400 and words in reply["error"], (seat, reply)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_the_pages_load_nothing_from_elsewhere():
+    from importlib import resources
+
+    static = resources.files("fox_envs.ui.web").joinpath("static")
+    for item in static.iterdir():
+        text = item.read_text(encoding="utf-8")
+        assert "http://" not in text and "https://" not in text and "//cdn" not in text, item.name

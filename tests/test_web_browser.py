@@ -265,3 +265,20 @@ def test_hot_seat_outfoxed_asks_for_the_seat_before_each_view(server, browser):
     assert "player_1" in browser.find_element(By.ID, "gate-text").text and page["actions"] == 0
     page = play_to_the_end(browser, rng, take_seat=True)
     assert page["result"] and not page["gate"] and page["viewer"] == "all"  # the end shows the full board
+
+
+def test_the_menu_starts_a_game_with_its_params(server, browser):
+    browser.get(f"{server}/")
+    WebDriverWait(browser, WAIT).until(lambda driver: driver.find_elements(By.CSS_SELECTOR, "#game option"))
+    browser.find_element(By.CSS_SELECTOR, "#game option[value='outfox_v0']").click()
+    players = browser.find_element(By.CSS_SELECTOR, "#params input[name='num_players']")
+    players.send_keys("3")
+    browser.find_element(By.ID, "seed").click()  # the change event: the seats fit the new count
+    seats = browser.find_element(By.ID, "seats-input")
+    WebDriverWait(browser, WAIT).until(lambda driver: seats.get_attribute("value").count(",") == 2)
+    seats.clear()
+    seats.send_keys("human,random,random")
+    browser.find_element(By.ID, "play-button").click()
+    page = settle(browser, lambda page: bool(page["legal"]))
+    assert "num_players=3" in browser.current_url and page["viewer"] == "0"
+    assert browser.find_element(By.ID, "title").text.count("player_") == 3

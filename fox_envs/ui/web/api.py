@@ -1,6 +1,7 @@
 """The JSON API (documented in docs/web.md). Every bad request is a 4xx with a message, never a 500.
 
 GET  /api/games                         the games: params, seats, agents
+GET  /api/seats      ?game=&<params>     how many seats the game has with these params
 POST /api/new        {game, seats, params, seed, max_moves}      a new game: its view
 GET  /api/state      ?session=&viewer=   a game's view (viewer: all or a seat; default: the page's)
 POST /api/choose     {session, label, viewer}   a person's click: a label of options, or a whole move
@@ -21,7 +22,7 @@ from fox_envs.core.errors import InvalidParameterError, InvalidStateError
 from fox_envs.core.params import short_repr
 from fox_envs.core.registry import GAMES, make_game
 from fox_envs.evaluation.records import GameRecord
-from fox_envs.ui.web.seats import HUMAN, agent_names, policy_files, setup_from_json, setup_from_query
+from fox_envs.ui.web.seats import HUMAN, agent_names, check_game, policy_files, setup_from_json, setup_from_query
 from fox_envs.ui.web.sessions import Conflict, GameSession, ReplaySession, SessionStore, UnknownSession
 from fox_envs.ui.web.views import game_view, parse_viewer, replay_view
 
@@ -61,7 +62,7 @@ class Api:
         self.records_dir, self.policy_dir = records_dir, policy_dir
         self.store = store if store is not None else SessionStore()
         self.routes: dict[tuple[str, str], Callable[[Mapping[str, str], Any], Reply]] = {
-            ("GET", "/api/games"): self.games, ("POST", "/api/new"): self.new,
+            ("GET", "/api/games"): self.games, ("GET", "/api/seats"): self.seats, ("POST", "/api/new"): self.new,
             ("GET", "/api/state"): self.state, ("POST", "/api/choose"): self.choose,
             ("POST", "/api/back"): self.back, ("POST", "/api/agent_move"): self.agent_move,
             ("GET", "/api/record"): self.record, ("POST", "/api/replay"): self.replay_open,
@@ -93,6 +94,11 @@ class Api:
             })
         return 200, {"games": listing, "human": HUMAN, "policies": policy_files(self.policy_dir)}
 
+    def seats(self, query: Mapping[str, str], body: bytes) -> Reply:
+        setup = setup_from_query(query)
+        check_game(setup.env_id)
+        return 200, {"players": make_game(setup.env_id, **setup.params).num_players}
+
     def new_game(self, query: Mapping[str, str]) -> str:
         """A new game from a page's URL query (``/play?game=...``); its session id."""
         return self.store.add(GameSession(setup_from_query(query), self.policy_dir))
@@ -105,7 +111,9 @@ class Api:
     def state(self, query: Mapping[str, str], body: bytes) -> Reply:
         key, session = self._game(query.get("session"))
         with session.lock:
-            return 200, game_view(key, session, parse_viewer(query.get("viewer"), session.game.num_players))
+            viewer = parse_viewer(query.get("viewer"), session.game.num_players)
+            check_allowed(session, viewer)
+            return 200, game_view(key, session, viewer)
 
     def choose(self, query: Mapping[str, str], body: bytes) -> Reply:
         data = json_body(body)
@@ -135,6 +143,8 @@ class Api:
     def record(self, query: Mapping[str, str], body: bytes) -> Reply:
         _, session = self._game(query.get("session"))
         with session.lock:
+            if session.humans and not session.game.perfect_information and not session.over():
+                raise ApiError(403, "the record shows every hidden fact: it is given once the game is over")
             return 200, session.record().to_dict()
 
     # ----- replays -------------------------------------------------------------------------------
@@ -188,9 +198,20 @@ class Api:
     @staticmethod
     def _viewer(data: dict, session: GameSession) -> int | None | str:
         viewer = data.get("viewer", "default")
-        if viewer == "default":
-            return viewer
-        return parse_viewer("all" if viewer is None else str(viewer), session.game.num_players)
+        if viewer != "default":
+            viewer = parse_viewer("all" if viewer is None else str(viewer), session.game.num_players)
+        check_allowed(session, viewer)
+        return viewer
+
+
+def check_allowed(session: GameSession, viewer: int | None | str) -> None:
+    """While people play a hidden-information game, only their own seats' views are shown
+    (403 for the full board or an agent's view) until the game is over."""
+    if viewer == "default" or not session.humans or session.game.perfect_information or session.over():
+        return
+    if viewer not in session.humans:
+        whose = "the full board" if viewer is None else f"player_{viewer}'s view"
+        raise ApiError(403, f"{whose} shows hidden facts: a page shows only the people's own views until the game is over")
 
 
 def json_body(body: bytes, what: str = "request body") -> Any:

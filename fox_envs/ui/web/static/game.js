@@ -78,6 +78,7 @@
     document.getElementById("back").hidden = !v.can_go_back;
     status.textContent = statusText(v);
     fox.setResult(status, v);
+    document.getElementById("save-box").hidden = !v.over && v.humans.length > 0 && !v.perfect_information;
     stepButton.disabled = !paused || v.over || v.human_to_move;
     if (!v.over && !v.human_to_move && !paused) {
       timer = setTimeout(agentMove, DELAYS[Number(speed.value)]);
@@ -139,7 +140,7 @@
   if (page.error) {
     status.textContent = "could not start the game";
     fox.message(page.error);
-    document.getElementById("save-record").hidden = true;
+    document.getElementById("save-box").hidden = true;
   } else {
     document.getElementById("save-record").href = `/api/record?session=${encodeURIComponent(page.session)}`;
     refresh();

@@ -18,6 +18,7 @@
       input.className = "param";
       input.placeholder = JSON.stringify(param.default);
       input.title = `allowed: ${param.allowed}`;
+      input.addEventListener("change", countSeats);
       label.append(`${name} `, input);
       return label;
     }));
@@ -26,6 +27,23 @@
       ...["human", ...game.agents].map((name) => new Option(name)));
     document.getElementById("seat-hint").textContent =
       `one per seat, comma-separated (${game.players} seats by default): human, ${game.agents.join(", ")}`;
+  }
+
+  // The params may change the number of seats: ask the server, then fit the seats to it.
+  async function countSeats() {
+    const query = new URLSearchParams({game: gameSelect.value});
+    for (const input of document.querySelectorAll("#params input")) {
+      if (input.value.trim()) query.set(input.name, input.value.trim());
+    }
+    try {
+      const {players} = await fox.request(`/api/seats?${query}`);
+      const seats = seatsInput.value.split(",").map((s) => s.trim()).filter(Boolean).slice(0, players);
+      while (seats.length < players) seats.push("heuristic");
+      seatsInput.value = seats.join(",");
+      fox.message("");
+    } catch (error) {
+      fox.message(error.message);
+    }
   }
 
   function url(path) {
