@@ -274,3 +274,21 @@ def test_the_pages_load_nothing_from_elsewhere():
     for item in static.iterdir():
         text = item.read_text(encoding="utf-8")
         assert "http://" not in text and "https://" not in text and "//cdn" not in text, item.name
+
+
+GARBAGE = [None, 0, -1, 1.5, 10**40, "", "x" * 5000, [], {}, [1, "a"], {"a": {"b": []}}, True]
+
+
+@pytest.mark.parametrize("route", ["/api/new", "/api/choose", "/api/back", "/api/agent_move", "/api/replay"])
+def test_garbage_in_any_field_is_a_4xx(url, route):
+    live = ok(url, "/api/new", {"game": "outfoxed_v0", "seats": "human,random", "seed": 1})["session"]
+    fields = {"/api/new": ["game", "seats", "params", "seed", "max_moves"], "/api/replay": ["game", "params", "history", "moves", "players"]}
+    base = {"/api/new": {"game": "outfoxed_v0", "seats": "human,random"},
+            "/api/replay": {"game": "xceter_o_v0", "params": {}, "history": [], "moves": [], "players": []}}
+    for field in fields.get(route, ["session", "label", "viewer"]):
+        for value in GARBAGE:
+            body = {**base.get(route, {"session": live, "label": "keep red"}), field: value}
+            status, reply = call(url, route, body)
+            assert status < 500 and (status == 200 or reply["error"]), (field, value, reply)
+    for query in ("session=&viewer=0", f"session={live}&viewer=-1", f"session={live}&viewer=1e9", f"session={live}&viewer=%ff"):
+        assert 400 <= call(url, f"/api/state?{query}")[0] < 500

@@ -274,11 +274,13 @@ def test_the_menu_starts_a_game_with_its_params(server, browser):
     players = browser.find_element(By.CSS_SELECTOR, "#params input[name='num_players']")
     players.send_keys("3")
     browser.find_element(By.ID, "seed").click()  # the change event: the seats fit the new count
-    seats = browser.find_element(By.ID, "seats-input")
-    WebDriverWait(browser, WAIT).until(lambda driver: seats.get_attribute("value").count(",") == 2)
-    seats.clear()
-    seats.send_keys("human,random,random")
+    WebDriverWait(browser, WAIT).until(lambda driver: driver.find_elements(By.ID, "seat-2"))
+    for seat in (1, 2):
+        field = browser.find_element(By.ID, f"seat-{seat}")
+        field.clear()
+        field.send_keys("random")
     browser.find_element(By.ID, "play-button").click()
     page = settle(browser, lambda page: bool(page["legal"]))
-    assert "num_players=3" in browser.current_url and page["viewer"] == "0"
+    assert "num_players=3" in browser.current_url and "seats=human%2Crandom%2Crandom" in browser.current_url
+    assert page["viewer"] == "0"
     assert browser.find_element(By.ID, "title").text.count("player_") == 3

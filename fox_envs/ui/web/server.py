@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import mimetypes
 import sys
+import traceback
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from pathlib import Path
@@ -73,7 +74,12 @@ class Handler(BaseHTTPRequestHandler):
         try:
             status, kind, body = self._route(method)
         except BadRequest as error:
+            self.close_connection = True  # its body may be unread
             status, kind, body = error.status, "application/json", _json({"error": str(error)})
+        except Exception as error:  # noqa: BLE001  (a fault of the app, not of the request: said, and logged)
+            traceback.print_exc(file=sys.stderr)
+            self.close_connection = True
+            status, kind, body = 500, "application/json", _json({"error": f"internal error: {type(error).__name__}: {error}"})
         self.send_response(status)
         self.send_header("Content-Type", kind)
         self.send_header("Content-Length", str(len(body)))
@@ -158,7 +164,10 @@ def make_server(host: str = "127.0.0.1", port: int = 8000, records_dir: str | Pa
 def serve(host: str = "127.0.0.1", port: int = 8000, records_dir: str | Path | None = None,
           policy_dir: str | Path | None = None, verbose: bool = False, open_browser: bool = False) -> int:
     """Serve until interrupted; prints the address first (one line, flushed)."""
-    server = make_server(host, port, records_dir, policy_dir, verbose)
+    try:
+        server = make_server(host, port, records_dir, policy_dir, verbose)
+    except OSError as error:
+        raise OSError(f"cannot listen on {host}:{port}: {error.strerror or error} (another port: --port N, any free one: --port 0)") from None
     print(f"fox_envs web app on {server.url} (Ctrl-C to stop)", flush=True)
     if open_browser:
         import webbrowser
