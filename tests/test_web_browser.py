@@ -26,9 +26,9 @@ import pytest
 pytestmark = pytest.mark.integration
 
 webdriver = pytest.importorskip("selenium.webdriver", reason="needs the web extra: pip install 'fox_envs[web]'")
-from selenium.common.exceptions import WebDriverException  # noqa: E402
-from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.wait import WebDriverWait  # noqa: E402
+from selenium.common.exceptions import WebDriverException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.wait import WebDriverWait
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 DRIVER = shutil.which("chromedriver")
@@ -163,7 +163,7 @@ def play_to_the_end(browser, rng: random.Random, shot: Path | None = None, take_
             shot_taken = True
         before = page["log"], page["pending"], page["legal"]
         assert click_legal(browser, rng), page
-        settle(browser, lambda now: (now["log"], now["pending"], now["legal"]) != before or bool(now["result"]))
+        settle(browser, lambda now, before=before: (now["log"], now["pending"], now["legal"]) != before or bool(now["result"]))
     raise AssertionError("the game did not end after 600 clicks")
 
 
@@ -200,7 +200,7 @@ def test_watching_a_match_with_pause_step_and_speed(server, browser):
 
 def test_a_replay_steps_back_and_forth(server, browser, records):
     browser.get(f"{server}/replay")
-    name = sorted(records.iterdir())[0].name
+    name = min(records.iterdir()).name
     WebDriverWait(browser, WAIT).until(lambda driver: driver.find_elements(By.LINK_TEXT, name))[0].click()  # a record of arena --record-dir, listed by serve --records
     settle(browser, lambda page: page["step"].startswith("step 1 of"))
     browser.find_element(By.ID, "next").click()
@@ -223,7 +223,7 @@ def test_a_replay_steps_back_and_forth(server, browser, records):
 
 def test_uploading_a_record_opens_it(server, browser, records):
     browser.get(f"{server}/replay")
-    path = sorted(records.iterdir())[-1]
+    path = max(records.iterdir())
     browser.find_element(By.ID, "record-file").send_keys(str(path))
     settle(browser, lambda page: page["step"].startswith("step 1 of"))
     browser.find_element(By.ID, "last").click()

@@ -15,8 +15,9 @@ GET  /api/records                        the record files of ``serve --records D
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from fox_envs.core.errors import InvalidParameterError, InvalidStateError
 from fox_envs.core.params import short_repr

@@ -8,8 +8,8 @@ the same page with status 4xx and the message, which the page shows.
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 from importlib import resources
-from typing import Mapping
 
 from fox_envs.ui.web.api import REFUSED, Api, error_reply
 

@@ -9,9 +9,10 @@ import code, are refused.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from fox_envs.agents.registry import BUILT_IN_AGENTS
 from fox_envs.core.errors import InvalidParameterError

@@ -58,16 +58,16 @@ def single_values(text: str) -> dict[str, str]:
 class Handler(BaseHTTPRequestHandler):
     """One request: a page, a static file or an API call."""
 
-    server: "WebServer"
+    server: WebServer
     protocol_version = "HTTP/1.1"
 
-    def do_GET(self) -> None:  # noqa: N802  (http.server's name)
+    def do_GET(self) -> None:
         self._answer("GET")
 
-    def do_POST(self) -> None:  # noqa: N802
+    def do_POST(self) -> None:
         self._answer("POST")
 
-    def do_HEAD(self) -> None:  # noqa: N802
+    def do_HEAD(self) -> None:
         self._answer("GET", head=True)
 
     def _answer(self, method: str, head: bool = False) -> None:
@@ -126,7 +126,7 @@ class Handler(BaseHTTPRequestHandler):
         if name not in LOOPBACK:
             raise BadRequest(403, f"this server answers only requests to {self.server.url}")
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002  (http.server's name)
+    def log_message(self, format: str, *args: Any) -> None:
         if self.server.verbose:
             super().log_message(format, *args)
 

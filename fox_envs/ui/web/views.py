@@ -8,9 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from fox_envs.core import ending
+from fox_envs.core.errors import InvalidParameterError
 from fox_envs.core.game import State
 from fox_envs.core.params import integer_in, short_repr
-from fox_envs.core.errors import InvalidParameterError
 from fox_envs.core.registry import spec
 from fox_envs.ui.web.sessions import GameSession, ReplaySession
 from fox_envs.ui.web.story import steps_told
