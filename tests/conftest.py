@@ -78,12 +78,13 @@ def unregister(game: GameSpec, before: dict) -> None:
     """Undo ``register_game(game)``: the registry as ``before``, and the PettingZoo and
     Gymnasium ids gone unless ``before`` had the id."""
     import gymnasium
-    from pettingzoo.env_registry.registration import aec_registry
+
+    from fox_envs.core.registration import pettingzoo_id, pettingzoo_registry
 
     GAMES.clear()
     GAMES.update(before)
     if game.env_id not in before:
-        aec_registry.pop("fox_envs/" + game.env_id.replace("_v", "-v"), None)
+        (pettingzoo_registry() or {}).pop(pettingzoo_id(game.env_id), None)
         gymnasium.registry.pop("fox_envs/" + game.gym_id, None)
 
 

@@ -26,16 +26,32 @@ def register_game(spec: GameSpec, *, replace: bool = False) -> GameSpec:
     return spec
 
 
+def pettingzoo_id(env_id: str) -> str:
+    """The id of a game in PettingZoo's registry: ``outwit_v0`` -> ``fox_envs/outwit-v0``."""
+    return "fox_envs/" + env_id.replace("_v", "-v")
+
+
+def pettingzoo_registry() -> dict | None:
+    """PettingZoo's AEC registry, or ``None`` where PettingZoo has none (before 1.27): the
+    games are then not registered there, and ``fox_envs.make`` is the way to build them."""
+    import pettingzoo
+
+    if not hasattr(pettingzoo, "register"):
+        return None
+    from pettingzoo.env_registry.registration import aec_registry
+
+    return aec_registry
+
+
 def _register_ids(spec: GameSpec, replace: bool) -> None:
     """Register ``spec``'s PettingZoo AEC id and its Gymnasium id (with the vector entry point)."""
     import gymnasium
     import pettingzoo
 
     env_id = spec.env_id
-    if hasattr(pettingzoo, "register"):
-        from pettingzoo.env_registry.registration import aec_registry
-
-        pz_id = "fox_envs/" + env_id.replace("_v", "-v")
+    aec_registry = pettingzoo_registry()
+    if aec_registry is not None:
+        pz_id = pettingzoo_id(env_id)
         if replace and pz_id in aec_registry:
             del aec_registry[pz_id]
         if pz_id not in aec_registry:
