@@ -5,16 +5,19 @@ square (per player, the power chip first), the chips home, the ply, consecutive 
 action, the player to move (or ``TERMINAL``), the winner, how often the current position has
 occurred, and the repetition keys of every position seen.
 
-Moves come from ray tables (the rules module's ``DIRECTION_RAYS``, walls and the own-corner rule
-built in): per chip and direction, the empty run along its ray is one gather of the occupancy;
-the run picks, from a table, the target squares as a 90-bit set (three uint32 words): every
-square of the run for the power chip, its last square for a regular chip on an orthogonal ray.
-The mask is those bit sets spread over the rows of the chips' squares and unpacked: a few
-elementwise operations per entry of the 8,101, no scatter.
+Moves come from tables of the rules module's rays (``DIRECTION_RAYS``: the edge, the opponent's
+corner as a wall and the own-corner rule built in). Per chip and direction the free run is the
+clear run along the chip's row or column (looked up by the line's occupancy pattern) capped by
+the ray's length, or for the power chip's diagonals the first occupied square along the ray. A
+regular chip's move is its origin plus run times the direction's step; the power chip's row of
+the mask compares each target's distance (``REACH``) with the run in its direction. The mask is
+a zero mask, that row written as one slice and the at most 32 regular moves (or ``pass``) set by
+a small scatter: no work per entry of the 8,101 beyond writing it.
 
 A repetition key is four uint32 words, exact: the occupied squares (90 bits), the player to move,
 and per occupied square in square order whether it holds a dark chip, plus the ranks of the two
-power chips among the occupied squares. Keys are stored by ply: ``seen[:, ply]``.
+power chips among the occupied squares. Keys are stored by ply, the positions with player_0 to
+move apart from those with player_1 to move, and a new key is compared with its own half only.
 """
 from __future__ import annotations
 
@@ -26,7 +29,8 @@ import numpy as np
 
 from fox_envs.core.game import TERMINAL
 from fox_envs.games.outwit import rules
-from fox_envs.games.outwit.rules import NUM_ACTIONS, NUM_COLUMNS, NUM_PLANES, NUM_ROWS, NUM_SQUARES, OBS_SHAPE, PASS, SQUARE_INDEX
+from fox_envs.games.outwit.rules import (NUM_ACTIONS, NUM_COLUMNS, NUM_PLANES, NUM_ROWS, NUM_SQUARES, OBS_SHAPE, PASS,
+                                         SQUARE_INDEX)
 from fox_envs.jax.rules import JaxRules
 
 RAY_SLOTS = 9  # the longest ray
@@ -49,7 +53,7 @@ def _ray_table() -> np.ndarray:
 def _clear_runs(width: int) -> np.ndarray:
     """Per bit and occupancy pattern of a line of ``width`` squares: the clear squares above the
     bit and below it, up to the first set bit or the line's end (``[width << width, 2]``)."""
-    table = np.zeros((width, 1 << width, 2), np.int32)
+    table = np.zeros((width, 1 << width, 2), np.int8)
     for bit in range(width):
         for pattern in range(1 << width):
             for side, step in ((0, 1), (1, -1)):
@@ -60,7 +64,6 @@ def _clear_runs(width: int) -> np.ndarray:
     return table.reshape(width << width, 2)
 
 
-RAYS = jnp.asarray(_ray_table()[:, 4:])  # the diagonal rays (the power chip's)
 def _reach_table() -> np.ndarray:
     """``REACH[p * 90 + s, t]``: the direction (8: none) and the distance of ``t`` along the rays
     of a chip of p on s (99 where ``t`` is on none), as int8."""
@@ -74,9 +77,10 @@ def _reach_table() -> np.ndarray:
     return reach
 
 
+RAYS = jnp.asarray(_ray_table()[:, 4:])  # [p * 90 + s, 4, 9]: the diagonal rays (the power chip's)
 REACH = jnp.asarray(_reach_table())
-RAY_LENGTH = jnp.asarray(np.array([[len(ray) for ray in rays] for side in rules.DIRECTION_RAYS for rays in side],
-                                  np.int32))  # [p * 90 + s, d]
+ORTHOGONAL_LENGTH = jnp.asarray(np.array([[len(ray) for ray in rays[:4]] for side in rules.DIRECTION_RAYS
+                                          for rays in side], np.int8))  # [p * 90 + s, d]: a ray's squares
 RUN_ROW = jnp.asarray(_clear_runs(NUM_COLUMNS))  # row column * 1024 + pattern: clear squares right, left
 RUN_COLUMN = jnp.asarray(_clear_runs(NUM_ROWS))  # row row * 512 + pattern: clear squares up, down
 DELTA = jnp.asarray([dr * NUM_COLUMNS + dc for dr, dc in rules.DIRECTIONS], jnp.int32)  # a step's square change
@@ -110,13 +114,14 @@ class Position(NamedTuple):
     board: jax.Array  # int8 [90]: 0 empty, 1 + 2 * player + is_power
     chips: jax.Array  # int8 [2, 9]: each player's chip squares, the power chip first
     home: jax.Array  # int32 [2]: chips inside their own corner
-    ply: jax.Array  # int32: actions played (passes too); the next key goes to seen[:, ply + 1]
+    ply: jax.Array  # int32: actions played (passes too); ply % 2 is the player to move
     passes: jax.Array  # int32: consecutive passes just played
     last: jax.Array  # int32: the last action, -1 before the first
     player: jax.Array  # int32: the player to move, TERMINAL once over
     winner: jax.Array  # int32: -1 none
     reps: jax.Array  # int32: how often the current position has occurred (observation plane 9)
-    seen: jax.Array  # uint32 [4, max_moves + 1]: the key after each ply (UNUSED where none)
+    seen: jax.Array  # uint32 [4, 2, max_moves // 2 + 1]: the key after ply n at [:, n % 2, n // 2]
+    #                  (n % 2 is the player to move: a key is compared with its own half only)
 
 
 def position_key(chips: jax.Array, to_move: jax.Array) -> jax.Array:
@@ -144,8 +149,8 @@ class OutwitJax(JaxRules):
 
     def initial(self) -> Position:
         chips = jnp.asarray(START_CHIPS)
-        seen = jnp.full((4, self.max_moves + 1), UNUSED, jnp.uint32)
-        seen = seen.at[:, 0].set(position_key(chips, jnp.int32(0)))
+        seen = jnp.full((4, 2, self.max_moves // 2 + 1), UNUSED, jnp.uint32)
+        seen = seen.at[:, 0, 0].set(position_key(chips, jnp.int32(0)))
         return Position(jnp.asarray(START_BOARD), chips, jnp.zeros(2, jnp.int32), jnp.int32(0), jnp.int32(0),
                         jnp.int32(-1), jnp.int32(0), jnp.int32(-1), jnp.int32(1), seen)
 
@@ -160,12 +165,12 @@ class OutwitJax(JaxRules):
         return jnp.ones(1, jnp.int32)
 
     # ----- moves --------------------------------------------------------------------------------
-    def _runs(self, position: Position) -> tuple[jax.Array, jax.Array]:
-        """The mover's chip squares (int32 [9]) and per chip and direction the empty run: how many
-        squares the chip may pass before a chip, the edge or a wall (int32 [9, 8]). Orthogonal
-        runs are the clear run along the chip's row or column, looked up by the line's occupancy
-        pattern, capped by the ray's length; the power chip's diagonals read the occupancy along
-        its rays."""
+    def _runs(self, position: Position) -> tuple[jax.Array, jax.Array, jax.Array]:
+        """The mover's chip squares (int32 [9]), per chip the free run in the 4 orthogonal
+        directions (int32 [9, 4]) and the power chip's in the 4 diagonal ones (int32 [4]): how
+        many squares the chip may pass before a chip, the edge or a wall. An orthogonal run is the
+        clear run along the chip's row or column, looked up by the line's occupancy pattern and
+        capped by the ray's length; a diagonal one reads the occupancy along the ray."""
         mover = jnp.clip(position.player, 0, 1)
         squares = jnp.where(mover == 0, position.chips[0], position.chips[1]).astype(jnp.int32)
         occupied = position.board != 0
@@ -175,8 +180,8 @@ class OutwitJax(JaxRules):
         row, column = squares // NUM_COLUMNS, squares % NUM_COLUMNS
         across = RUN_ROW[column * (1 << NUM_COLUMNS) + row_lines[row]]  # [9, 2]: right, left
         along = RUN_COLUMN[row * (1 << NUM_ROWS) + column_lines[column]]  # [9, 2]: up, down
-        lengths = RAY_LENGTH[mover * NUM_SQUARES + squares]  # [9, 8]
-        orthogonal = jnp.minimum(jnp.concatenate([along, across], axis=1), lengths[:, :4])
+        lengths = ORTHOGONAL_LENGTH[mover * NUM_SQUARES + squares]  # [9, 4]
+        orthogonal = jnp.minimum(jnp.concatenate([along, across], axis=1), lengths).astype(jnp.int32)
         diagonals = RAYS[mover * NUM_SQUARES + squares[0]]  # [4, 9]: the power chip's
         blocked = jnp.concatenate([jnp.concatenate([occupied, jnp.ones(1, jnp.bool_)])[diagonals],
                                    jnp.ones((4, 1), jnp.bool_)], axis=1)
@@ -227,11 +232,12 @@ class OutwitJax(JaxRules):
         two_passes = ~won & (passes >= 2)
         counted = ~won & ~two_passes
         key = position_key(chips, to_move)
-        seen_before = jnp.sum(jnp.all(position.seen == key[:, None], axis=0), dtype=jnp.int32)
+        same_mover = jax.lax.dynamic_index_in_dim(position.seen, to_move, axis=1, keepdims=False)  # ply % 2
+        seen_before = jnp.sum(jnp.all(same_mover == key[:, None], axis=0), dtype=jnp.int32)
         reps = seen_before + counted.astype(jnp.int32)
         repeated = counted & (reps >= 3)
-        slot = jnp.arange(position.seen.shape[1]) == ply
-        seen = jnp.where(slot & counted, key[:, None], position.seen)
+        slot = (jnp.arange(2)[:, None] == to_move) & (jnp.arange(position.seen.shape[2])[None, :] == ply // 2)
+        seen = jnp.where(slot & counted, key[:, None, None], position.seen)
         player = jnp.where(won | two_passes | repeated, TERMINAL, to_move).astype(jnp.int32)
         winner = jnp.where(won, mover, position.winner).astype(jnp.int32)
         return Position(board, chips, home, ply, passes, action, player, winner, reps, seen)
