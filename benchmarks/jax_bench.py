@@ -6,7 +6,9 @@ run. No timed assertions anywhere: this script only measures.
     python benchmarks/jax_bench.py --device gpu             # wherever jax sees a GPU
 
 A step is the same for every env, ours and Pgx's (the API is the same): a uniformly random legal
-action per row (``jax.random.categorical`` over the mask), ``step`` with auto-reset (Pgx's
+action per row (``fox_envs.jax.random_legal_action``: one uniform draw per row picks a legal
+action by rank, the same distribution as ``jax.random.categorical`` over the mask without a
+random number per action), ``step`` with auto-reset (Pgx's
 ``auto_reset`` for Pgx, ours for ours), inside one ``jit(vmap(...))`` call per batch step; the
 state, observation included, is produced by every step. Steps/s counts row steps (player
 decisions), ``B`` per call, after a warm-up that compiles. Each configuration is measured
@@ -28,7 +30,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 import jax
-import jax.numpy as jnp
 
 import fox_envs
 import fox_envs.jax
@@ -44,8 +45,7 @@ def random_play_step(env: Any, auto_reset: Callable, num_envs: int) -> Callable:
 
     def one_row(state, key):
         key_action, key_step = jax.random.split(key)
-        logits = jnp.where(state.legal_action_mask, 0.0, -jnp.inf)
-        return step_with_reset(state, jax.random.categorical(key_action, logits).astype(jnp.int32), key_step)
+        return step_with_reset(state, fox_envs.jax.random_legal_action(key_action, state.legal_action_mask), key_step)
 
     @jax.jit
     def step_all(state, key):

@@ -17,7 +17,7 @@ import numpy as np
 import fox_envs.batch
 from fox_envs.agents.registry import make_agent
 from fox_envs.core.game import State
-from tests.batch_lockstep import apply_tail, fresh_reference
+from batch_lockstep import apply_tail, fresh_reference
 
 
 def heuristic_lockstep(env_id: str, num_envs: int, steps: int, seed: int, random_share: float = 0.3,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tests.batch_lockstep import apply_tail
+from batch_lockstep import apply_tail
 
 
 def kernel_against_python(env, make_agent, seed: int) -> float:

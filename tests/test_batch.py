@@ -13,8 +13,8 @@ import fox_envs.batch
 import fox_envs.batch._rows
 from fox_envs.core.registry import GAMES, load_object
 from fox_envs.batch.env import count_decisions
-from tests.batch_lockstep import assert_row_matches, run_lockstep
-from tests.conftest import conformance_cases
+from batch_lockstep import assert_row_matches, run_lockstep
+from conftest import conformance_cases
 
 CASES = conformance_cases()
 CHANCE_GAMES = ("bye_bye_mr_fox_v0", "outfoxed_v0")

@@ -17,7 +17,7 @@ from fox_envs.batch.env import count_decisions
 from fox_envs.games.bye_bye_mr_fox.rules import (BLACK, BROWN, EGG, FLIP, FOX, GIVE_ACTION, HENS, OBS_DISCARDED,
                                            OBS_FACE_DOWN, OBS_NESTS, OBS_PHASE, OBS_VISIBLE, OUTER_ACTION, PLACE,
                                            THREE_HENS, VISIBLE_SLOT, WHITE)
-from tests.batch_lockstep import assert_row_matches, run_lockstep
+from batch_lockstep import assert_row_matches, run_lockstep
 
 ENV_ID = "bye_bye_mr_fox_v0"
 

@@ -7,7 +7,7 @@ import pytest
 
 import fox_envs.batch
 from fox_envs.games.bye_bye_mr_fox.kernels_heuristic import best_moves_of_row
-from tests.batch_heuristic_check import assert_ties_spread, heuristic_lockstep, play_against_python
+from batch_heuristic_check import assert_ties_spread, heuristic_lockstep, play_against_python
 
 VARIANTS = [
     pytest.param({}, id="default"),

@@ -8,8 +8,8 @@ import pytest
 import fox_envs.batch
 from fox_envs import make_game
 from fox_envs.games.outfox.heuristic import OutfoxHeuristic
-from tests.batch_heuristic_check import assert_ties_spread, heuristic_lockstep
-from tests.batch_heuristic_match import kernel_against_python
+from batch_heuristic_check import assert_ties_spread, heuristic_lockstep
+from batch_heuristic_match import kernel_against_python
 
 
 def kernel_best(env, i: int) -> list[int]:

@@ -11,8 +11,8 @@ import fox_envs.batch
 from fox_envs.games.outfoxed.heuristic import OutfoxedHeuristic
 from fox_envs.games.outfoxed.kernels import PHASE
 from fox_envs.games.outfoxed.rules import CALL, PASS, PHASE_NAMES
-from tests.batch_heuristic_check import assert_ties_spread, heuristic_lockstep
-from tests.batch_heuristic_match import kernel_against_python
+from batch_heuristic_check import assert_ties_spread, heuristic_lockstep
+from batch_heuristic_match import kernel_against_python
 
 
 def kernel_best(env, i: int) -> list[int]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from fox_envs.games.outwit.kernels_heuristic import best_moves_of_row
-from tests.batch_heuristic_check import assert_even_match, assert_ties_spread, heuristic_lockstep
+from batch_heuristic_check import assert_even_match, assert_ties_spread, heuristic_lockstep
 
 
 def kernel_best(env, i: int) -> list[int]:

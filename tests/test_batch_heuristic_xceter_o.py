@@ -6,7 +6,7 @@ import pytest
 
 import fox_envs.batch
 from fox_envs.games.xceter_o.kernels_heuristic import best_squares_of_row
-from tests.batch_heuristic_check import assert_even_match, assert_ties_spread, heuristic_lockstep
+from batch_heuristic_check import assert_even_match, assert_ties_spread, heuristic_lockstep
 
 VARIANTS = [pytest.param({}, id="plain"), pytest.param({"ordered_rows": True}, id="ordered_rows")]
 

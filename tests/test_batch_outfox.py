@@ -15,7 +15,7 @@ import fox_envs
 import fox_envs.batch
 from fox_envs import make_game
 from fox_envs.games.outfox.rules import NUM_PLACE, NUM_POINTS, POINT_INDEX, TYPE_INDEX, TYPE_NAMES
-from tests.batch_lockstep import assert_row_matches, run_lockstep
+from batch_lockstep import assert_row_matches, run_lockstep
 
 ROW = 1
 RUN2 = ["c1", "c2", "c3", "c4"]  # the row c1..c4

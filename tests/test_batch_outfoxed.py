@@ -16,7 +16,7 @@ from fox_envs.core.game import TERMINAL
 from fox_envs.games.outfoxed.rules import (CALL, CHIP0, COLOUR_INDEX, MULTISET_INDEX, O_CALLABLE, O_CHIP, O_CHIP_FACE,
                                      O_FORBIDDEN, O_FOX, O_HAND, O_KEPT, O_OWN_FACE, O_PENDING, O_PICKS, O_ROUND,
                                      O_SIZES, O_TABLE, O_UP_FACE, PASS, TABLE_SCALE, put_action, show_action)
-from tests.batch_lockstep import apply_tail, assert_row_matches
+from batch_lockstep import apply_tail, assert_row_matches
 
 ENV = "outfoxed_v0"
 BROWN, BLACK, RED, PINK, WHITE, YELLOW = (COLOUR_INDEX[n] for n in ("brown", "black", "red", "pink", "white",

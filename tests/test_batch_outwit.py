@@ -12,7 +12,7 @@ import pytest
 
 import fox_envs
 import fox_envs.batch
-from tests.batch_lockstep import assert_row_matches
+from batch_lockstep import assert_row_matches
 
 GAME = fox_envs.make_game("outwit_v0")
 PASS = 8100
@@ -311,7 +311,7 @@ def test_truncation_at_max_moves_keeps_the_position_count_and_the_viewers_turn()
 def test_streamed_observations_agree_with_the_core(num_envs, max_moves):
     """Large batches write observation rows with streaming stores; forced on for a small batch
     (odd row counts put the rows at every alignment), every row still equals the core's."""
-    from tests.batch_lockstep import run_lockstep
+    from batch_lockstep import run_lockstep
     params = {} if max_moves is None else {"max_moves": max_moves}
     env = fox_envs.batch.make("outwit_v0", num_envs, seed=4, **params)
     env._kernels.stream = True

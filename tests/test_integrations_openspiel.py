@@ -18,7 +18,7 @@ import pytest
 
 import fox_envs
 from fox_envs.core.game import TERMINAL
-from tests.conftest import conformance_cases
+from conftest import conformance_cases
 
 integration = pytest.mark.integration
 

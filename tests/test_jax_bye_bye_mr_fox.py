@@ -20,8 +20,8 @@ import pytest
 import fox_envs
 from fox_envs.games.bye_bye_mr_fox.rules import (BLACK, BROWN, EGG, FOX, OBS_DISCARDED, OBS_FACE_DOWN,
                                                  OBS_NEST_CIRCLES, OBS_NESTS, WHITE)
-from tests.jax_lockstep import assert_row, host, run_lockstep
-from tests.test_bye_bye_mr_fox import EGGS_BUT_LAST, FOXES_AND_HENS  # with egg_tokens=12: every hen token flipped
+from jax_lockstep import assert_row, host, run_lockstep
+from test_bye_bye_mr_fox import EGGS_BUT_LAST, FOXES_AND_HENS  # with egg_tokens=12: every hen token flipped
 
 pytestmark = pytest.mark.integration
 ENV_ID = "bye_bye_mr_fox_v0"

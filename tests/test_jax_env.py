@@ -11,7 +11,7 @@ import pytest
 
 import fox_envs
 from fox_envs.core.registry import GAMES
-from tests.jax_lockstep import assert_same_state, row
+from jax_lockstep import assert_same_state, row
 
 JAX_IDS = [env_id for env_id, game in GAMES.items() if game.jax_rules is not None]
 integration = pytest.mark.integration
@@ -190,3 +190,18 @@ def test_observations_reach_torch_without_a_copy():
     np.testing.assert_array_equal(tensor.numpy(), np.asarray(state.observation))
     players = torch.from_dlpack(state.current_player)
     assert players.tolist() == np.asarray(state.current_player).tolist()
+
+
+@integration
+def test_random_legal_action_is_uniform_over_the_legal_actions():
+    import jax
+    import jax.numpy as jnp
+
+    from fox_envs.jax import random_legal_action
+
+    mask = jnp.zeros((3, 8101), bool).at[0, jnp.array([5, 77, 8100])].set(True).at[1, 4000].set(True)
+    actions = np.asarray(jax.vmap(lambda k: random_legal_action(k, mask))(jax.random.split(jax.random.PRNGKey(0), 6000)))
+    assert actions.shape == (6000, 3) and actions.dtype == np.int32
+    assert set(actions[:, 1]) == {4000} and set(actions[:, 2]) == {0}  # a lone legal action; none legal: 0
+    counts = np.array([np.sum(actions[:, 0] == a) for a in (5, 77, 8100)])
+    assert counts.sum() == 6000 and np.all(np.abs(counts - 2000) < 5 * np.sqrt(6000 * (1 / 3) * (2 / 3)))

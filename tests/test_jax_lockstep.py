@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from fox_envs.core.registry import GAMES
-from tests.jax_lockstep import run_lockstep
+from jax_lockstep import run_lockstep
 
 pytestmark = pytest.mark.integration
 CASES = [pytest.param(env_id, params, id=env_id + "".join(f"-{k}={v}" for k, v in params.items()))

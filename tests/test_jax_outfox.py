@@ -7,7 +7,7 @@ import pytest
 
 import fox_envs
 from fox_envs.games.outfox import rules as core_rules
-from tests.jax_lockstep import assert_same_state
+from jax_lockstep import assert_same_state
 
 pytestmark = pytest.mark.integration
 

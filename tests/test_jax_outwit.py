@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from fox_envs.games.outwit.rules import PASS, SQUARE_INDEX, OutwitState
-from tests.jax_lockstep import assert_row, host, run_lockstep
+from jax_lockstep import assert_row, host, run_lockstep
 
 pytestmark = pytest.mark.integration
 

@@ -22,7 +22,7 @@ from fox_envs.ui import play as play_module
 from fox_envs.ui.cli import main
 from fox_envs.ui.move_steps import MoveSteps
 from fox_envs.ui.play import CLEAR_SCREEN, Session
-from tests.test_play import StepwisePerson, play_text
+from test_play import StepwisePerson, play_text
 
 ROOT = Path(__file__).resolve().parents[1]
 GATE = re.compile(r"pass to player_(\d), press Enter ")

@@ -22,13 +22,14 @@ from fox_envs.core.errors import InvalidParameterError
 from fox_envs.core.layout import make_layout
 from fox_envs.core.params import integer_in, short_repr
 from fox_envs.core.registry import GAMES, load_object, make_game
+from fox_envs.jax.actions import random_legal_action
 from fox_envs.jax.env import Env, auto_reset, tree_where
 from fox_envs.jax.rules import JaxRules
 from fox_envs.jax.state import State
 
 MAX_MOVES_LIMIT = 100_000  # the history is a fixed-size array of about this many entries per game
 
-__all__ = ["Env", "JaxRules", "State", "auto_reset", "env_ids", "make", "tree_where"]
+__all__ = ["Env", "JaxRules", "State", "auto_reset", "env_ids", "make", "random_legal_action", "tree_where"]
 
 
 def env_ids() -> tuple[str, ...]:
