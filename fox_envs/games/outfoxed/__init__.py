@@ -36,6 +36,7 @@ SPEC = GameSpec(
     # hidden information: determinised UCT with random rollouts (no game knowledge yet)
     search_defaults={"simulations": 200, "c": 1.4, "rollout": "random", "rollout_limit": 200},
     kernels=f"{__name__}.batched:OutfoxedKernels",
+    jax_rules=f"{__name__}.jax_rules:OutfoxedJax",
     svg=f"{__name__}.svg:draw",
     # the first player, then 22 deals a round; outcomes: 6 colours (and seats 0, 1)
     openspiel=OpenSpielFacts(max_chance_outcomes=6, max_chance_nodes=lambda game: 1 + 22 * game.max_rounds),
