@@ -13,7 +13,8 @@ actors (default 2), learning in this process. Without ``--address`` the script s
 Ray (``ray.init()``) and stops it at the end; with ``--address`` it joins that cluster.
 
 Each iteration prints the env steps sampled, games finished, their mean length and the PPO
-losses. Then the env runners are stopped and the greedy policy (``RLModuleAgent``: the most probable legal
+losses; halfway, the greedy policy plays a quarter of the evaluation games in this process (the
+env runners still hold their CPUs). Then the env runners are stopped and the greedy policy (``RLModuleAgent``: the most probable legal
 action), untrained and trained, plays ``random`` and ``heuristic`` with ``fox_envs.evaluate``, seats rotated, as Ray
 tasks (``backend="ray"``, ``--workers`` at a time); win rates with Wilson 95 % intervals (the
 team win rate for the cooperative Bye Bye Mr. Fox!). Measured results are in docs/integrations.md.
@@ -36,8 +37,9 @@ from examples._common import (
 ENV_ID = "xceter_o_v0"
 MISSING = ("this example needs the optional 'rllib' extra (ray[rllib] and torch): install a CPU build of torch "
            "first (pip install torch==2.13.0, never a CUDA build), then pip install -e '.[rllib]' (missing: {name})")
-# (iterations, env steps per iteration) with --quick and without
-BUDGET = {"quick": (20, 2000), "full": (150, 4000)}
+# (iterations, env steps per iteration) with --quick and without; --quick finishes in under 4 minutes
+# on a 2-core machine (Ray start, training and evaluation)
+BUDGET = {"quick": (8, 1500), "full": (150, 4000)}
 
 
 def require_rllib():
@@ -69,23 +71,25 @@ def build_parser():
     return parser
 
 
-def win_rates(env_id: str, agent: Any, games: int, seed: int, workers: int) -> dict[str, dict[str, Any]]:
-    """The agent against ``random`` and ``heuristic`` as Ray tasks, seats rotated: its win rate,
-    or in a cooperative game the team win rate of the agent in every seat beside each baseline
-    team's."""
+def win_rates(env_id: str, agent: Any, games: int, seed: int, workers: int,
+              on_ray: bool = True) -> dict[str, dict[str, Any]]:
+    """The agent against ``random`` and ``heuristic``, seats rotated: its win rate, or in a
+    cooperative game the team win rate of the agent in every seat beside each baseline team's.
+    ``on_ray``: as Ray tasks, ``workers`` at a time; else in this process."""
     import fox_envs
 
     game = fox_envs.make_game(env_id)
+    where = {"workers": workers, "backend": "ray"} if on_ray else {"workers": 1}
     rates = {}
     if game.zero_sum:
         for k, opponent in enumerate(("random", "heuristic")):
             result = fox_envs.evaluate(env_id, [agent] + [opponent] * (game.num_players - 1),
-                                       num_games=games, seed=seed + k, workers=workers, backend="ray")
+                                       num_games=games, seed=seed + k, **where)
             mine = result.results[0]
             rates[opponent] = rate_record(mine.wins, mine.draws, mine.losses)
         return rates
     for name, team in (("learner team", agent), ("random team", "random"), ("heuristic team", "heuristic")):
-        result = fox_envs.evaluate(env_id, [team], num_games=games, seed=seed, workers=workers, backend="ray")
+        result = fox_envs.evaluate(env_id, [team], num_games=games, seed=seed, **where)
         rates[name] = rate_record(result.team_wins, 0, result.num_games - result.team_wins)
     return rates
 
@@ -121,7 +125,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     torch.set_num_threads(max(1, args.threads))
     iterations = pick(args.iterations, args.quick, *(BUDGET[mode][0] for mode in ("quick", "full")))
     batch = pick(args.batch, args.quick, *(BUDGET[mode][1] for mode in ("quick", "full")))
-    games = pick(args.eval_games, args.quick, 100, 400)
+    games = pick(args.eval_games, args.quick, 60, 400)
     hidden = tuple(int(size) for size in args.hidden.split(",") if size)
     timer = Timer()
     started = not ray.is_initialized()  # a Ray already initialised in this process is used and left running
@@ -141,9 +145,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         midway, curve = iterations // 2, []
         for iteration in range(1, iterations + 1):
             print(progress_line(iteration, algo.train(), train_timer.seconds), flush=True)
-            if iteration == midway:  # one learning-curve point halfway, a quarter of the games
+            if iteration == midway:  # one learning-curve point halfway, a quarter of the games, played
+                # here: the env runners hold their CPUs until algo.stop(), so Ray tasks could wait forever
                 rates = win_rates(args.env, RLModuleAgent(copy.deepcopy(algo.get_module(SHARED_POLICY)), name="ppo"),
-                                  max(10, games // 4), args.seed + 1000, args.workers)
+                                  max(10, games // 4), args.seed + 1000, args.workers, on_ray=False)
                 curve.append(curve_point(iteration, rates))
                 print_rates(f"  halfway, greedy policy ({max(10, games // 4)} games each):", rates)
         results = {"train_seconds": train_timer.seconds}
