@@ -70,6 +70,40 @@ def test_jit_vmap_and_auto_reset_play_many_games(env_id):
 
 @integration
 @pytest.mark.parametrize("env_id", JAX_IDS)
+def test_auto_reset_of_an_env_gives_the_states_of_step_then_init(env_id):
+    """``auto_reset(env.step, env.init)`` (the env's one-pass step) gives, field for field, the
+    states of the generic wrapper around the same functions: games that end, truncate, take an
+    illegal or out-of-range action, and games handed in finished."""
+    import jax
+    import jax.numpy as jnp
+
+    import fox_envs.jax
+
+    env = fox_envs.jax.make(env_id, max_moves=12)
+    one_pass = fox_envs.jax.auto_reset(env.step, env.init)
+    assert one_pass == env._step_with_reset
+    fused = jax.jit(jax.vmap(one_pass))
+    generic = jax.jit(jax.vmap(fox_envs.jax.auto_reset(lambda s, a, k: env.step(s, a, k), lambda k: env.init(k))))
+    finish = jax.jit(jax.vmap(env.step))
+    rows = 12
+    state = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.PRNGKey(4), rows))
+    key = jax.random.PRNGKey(5)
+    for i in range(40):
+        key, pick, chance = jax.random.split(key, 3)
+        actions = jax.random.categorical(pick, jnp.where(state.legal_action_mask, 0.0, -jnp.inf), axis=-1)
+        if i % 5 == 4:  # rows 0-2: an illegal action (where any), -1, num_actions
+            illegal = jnp.argmin(state.legal_action_mask, axis=-1)
+            actions = actions.at[0].set(illegal[0]).at[1].set(-1).at[2].set(env.num_actions)
+        if i % 7 == 6:  # rows handed in finished (an illegal action without the reset)
+            state = finish(state, actions.at[3:6].set(-1), jax.random.split(chance, rows))
+        keys = jax.random.split(chance, rows)
+        after = fused(state, actions, keys)
+        assert_same_state(after, generic(state, actions, keys), f"{env_id}, step {i}")
+        state = after
+
+
+@integration
+@pytest.mark.parametrize("env_id", JAX_IDS)
 def test_an_illegal_action_loses_and_a_finished_game_stays_finished(env_id):
     import jax
     import jax.numpy as jnp
