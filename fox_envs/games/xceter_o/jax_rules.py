@@ -123,6 +123,8 @@ class XCeterOJax(JaxRules):
         after_square = jnp.sum(jnp.where(PIECES == after, square_of, 0))
         code = (board.astype(jnp.int32) + 7 * jnp.clip(player, 0, 1) + jnp.where(squares == now_square, 14, 0)
                 + jnp.where(squares == after_square, 28, 0) + jnp.where(ply < 6, 56, 0))
+        # one code per square, computed once: fused into the gather it would be redone for each plane
+        code = jax.lax.optimization_barrier(code)
         return SQUARE_PLANES[code].reshape(OBS_SHAPE)
 
 
