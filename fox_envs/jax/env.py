@@ -46,6 +46,7 @@ class Env:
         largest_id = max(self.num_actions, rules.max_chance_outcomes) - 1
         self._history_dtype = jnp.int8 if largest_id < 2 ** 7 else jnp.int16 if largest_id < 2 ** 15 else jnp.int32
         self._jit_apply: Callable | None = None
+        self._live_start: bool | None = None  # see _starts_live
 
     def __repr__(self) -> str:
         params = "".join(f", {k}={v!r}" for k, v in self.params.items())
@@ -142,8 +143,18 @@ class Env:
         position, history0, length0 = self._fresh(init_key)
         state = self._state(tree_where(new_game, position, played), jnp.where(new_game, history0, history),
                             jnp.where(new_game, length0, length), jnp.where(new_game, 0, decisions),
-                            jnp.where(new_game, 0, state.current_player))
+                            jnp.where(new_game, 0, state.current_player), live=self._starts_live())
         return state.replace(rewards=rewards, terminated=terminated, truncated=truncated)
+
+    def _starts_live(self) -> bool:
+        """Whether every new game starts with a player to move (no chance before the first move,
+        and the initial position not over): then no state ``_step_with_reset`` returns is over (a
+        game that ends is replaced by a new one), and its mask needs no clearing."""
+        if self._live_start is None:
+            with jax.ensure_compile_time_eval():
+                player = int(self.rules.player(self.rules.initial()))
+            self._live_start = not self.rules.max_chance_outcomes and player >= 0 and self.max_moves >= 1
+        return self._live_start
 
     # ----- the generic part of a step ---------------------------------------------------------
     def _fresh(self, key: jax.Array) -> tuple[Any, jax.Array, jax.Array]:
@@ -181,8 +192,10 @@ class Env:
         return self.rules.resolve_chance(position, key, history, state._history_len + 1)
 
     def _state(self, position: Any, history: jax.Array, length: jax.Array, decisions: jax.Array,
-               last_mover: jax.Array) -> State:
-        """The ``State`` fields of ``position``: after the game, the last mover's view."""
+               last_mover: jax.Array, live: bool = False) -> State:
+        """The ``State`` fields of ``position``: after the game, the last mover's view. ``live``:
+        the position is known to be neither over nor truncated, so the rules' mask is kept as it
+        is (no pass that clears it: Outwit's has 8,101 entries a row)."""
         rules = self.rules
         player = rules.player(position)
         terminated = player == TERMINAL
@@ -193,7 +206,7 @@ class Env:
         return State(
             current_player=seat,
             observation=self._layout(rules.observe(position, seat)),
-            legal_action_mask=rules.legal_mask(position) & ~over,
+            legal_action_mask=rules.legal_mask(position) if live else rules.legal_mask(position) & ~over,
             rewards=jnp.where(terminated, returns, jnp.zeros_like(returns)),
             terminated=terminated,
             truncated=truncated,
