@@ -51,7 +51,7 @@ from fox_envs.core.game import CHANCE, Game, State, action_as_int, sample_chance
 from fox_envs.core.params import integer_in, short_repr, with_options
 from fox_envs.core.registry import make_game
 from fox_envs.evaluation.pool import MoveBoard, MoveLimit, WorkerLostError, current_board, index_ranges, run_parallel
-from fox_envs.evaluation.records import GameRecord
+from fox_envs.evaluation.records import GameRecord, record_from_history
 from fox_envs.evaluation.stats import mean_interval, wilson_interval
 
 ROTATIONS = ("permutations", "cyclic")
@@ -436,16 +436,9 @@ class _MatchPlan:
         names = [self.labels[k] for k in at]
         if self.on_timeout == "error":
             raise move_time_error(names[seat], seat, game_index, self.move_time)
-        state = self.game.new_initial_state()
-        moves, players = [], []
-        for action in history:
-            moves.append(state.action_to_string(action))
-            players.append(state.current_player())
-            state.apply_action(action)
-        record = GameRecord(game=self.game.name, params=dict(self.game.params), history=list(history), moves=moves,
-                            players=players, seed=self.seed, game_index=game_index, agents=names,
-                            returns=forfeit_returns(self.game, seat), length=sum(p >= 0 for p in players),
-                            max_moves=self.max_moves, forfeit=seat)
+        record = record_from_history(self.game, history, seed=self.seed, game_index=game_index, agents=names,
+                                     returns=forfeit_returns(self.game, seat), max_moves=self.max_moves, forfeit=seat)
+        record.length = sum(player >= 0 for player in record.players)  # player decisions, chance not counted
         return game_index, order, record
 
 

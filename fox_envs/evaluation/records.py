@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from fox_envs.core.errors import InvalidStateError
-from fox_envs.core.game import State
+from fox_envs.core.game import Game, State
 from fox_envs.core.params import short_repr
 from fox_envs.core.registry import check_saved, game_of_saved, load_json
 
@@ -136,11 +136,17 @@ def replay_states(record: GameRecord) -> list[State]:
 
 def record_from_state(state: State, **info: Any) -> GameRecord:
     """A record of the game that led to ``state`` (notation and movers rebuilt by replay)."""
-    replay = state.game.new_initial_state()
+    return record_from_history(state.game, state.history(), **info)
+
+
+def record_from_history(game: Game, history: list[int], **info: Any) -> GameRecord:
+    """A record of the game of ``game`` whose actions were ``history`` (notation and movers
+    rebuilt by replaying them from the initial state)."""
+    replay = game.new_initial_state()
     moves, players = [], []
-    for action in state.history():
+    for action in history:
         moves.append(replay.action_to_string(action))
         players.append(replay.current_player())
         replay.apply_action(action)
-    return GameRecord(game=state.game.name, params=dict(state.game.params), history=state.history(),
+    return GameRecord(game=game.name, params=dict(game.params), history=list(history),
                       moves=moves, players=players, **info)
