@@ -14,7 +14,7 @@ from fox_envs.ui.cli import main
 from fox_envs.core import ending
 from fox_envs.core.game import sample_chance
 from fox_envs.core.registry import make_game
-from fox_envs.ui.move_steps import MoveSteps, move_parts
+from fox_envs.core.move_steps import MoveSteps, move_parts
 from fox_envs.ui.play import Session
 from fox_envs.core.registry import rules_summary
 

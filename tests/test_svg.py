@@ -20,7 +20,7 @@ from fox_envs.core.svg import (
     state_svg,
     walk_labels,
 )
-from fox_envs.ui.move_steps import MoveSteps, move_parts, part_label
+from fox_envs.core.move_steps import MoveSteps, move_parts, part_label
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -20,7 +20,7 @@ from fox_envs.core.registry import make_game, rules_summary
 from fox_envs.games.outfoxed.board import MULTISETS
 from fox_envs.ui import play as play_module
 from fox_envs.ui.cli import main
-from fox_envs.ui.move_steps import MoveSteps
+from fox_envs.core.move_steps import MoveSteps
 from fox_envs.ui.play import CLEAR_SCREEN, Session
 from test_play import StepwisePerson, play_text
 

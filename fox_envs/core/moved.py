@@ -17,7 +17,8 @@ from typing import Callable, Mapping
 SHARED_MOVES: dict[str, str] = {
     "fox_envs.cli": "fox_envs.ui.cli",
     "fox_envs.play": "fox_envs.ui.play",
-    "fox_envs.move_steps": "fox_envs.ui.move_steps",
+    "fox_envs.move_steps": "fox_envs.core.move_steps",
+    "fox_envs.ui.move_steps": "fox_envs.core.move_steps",
     "fox_envs.vectors": "fox_envs.vector.routing",
     "fox_envs.core.vector": "fox_envs.vector.process",
     "fox_envs.batch.vector": "fox_envs.vector.batched",

@@ -11,7 +11,7 @@ The click contract (the web app relies on it):
 
 * Every point, square, card, token or choice a player can act on is an element (a ``<g>``) with
   ``class="act"``, a ``<title>`` and ``data-action="<label>"``, where ``<label>`` is a label of a
-  part of a move's notation exactly as ``fox_envs.ui.move_steps.MoveSteps(names).options()``
+  part of a move's notation exactly as ``fox_envs.core.move_steps.MoveSteps(names).options()``
   offers it (``names``: the notations of the legal moves; ``b2`` for X-Ceter-O's ``b2``, ``e4``
   and ``e9`` for Outwit's ``e4-e9``, ``TR`` and ``c3`` for Outfox's ``TR@c3``, ``red`` / ``2`` /
   ``pink`` for Outfoxed's ``put red on 2 as pink``). A UI builds any legal move by clicking
@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from fox_envs.core import render
 from fox_envs.core.errors import InvalidParameterError
+from fox_envs.core.move_steps import move_parts, part_label
 from fox_envs.core.params import integer_in, short_repr
 
 if TYPE_CHECKING:
@@ -230,8 +231,6 @@ def move_names(state: State) -> list[str]:
 def walk_labels(names: Sequence[str]) -> list[str]:
     """Every label ``MoveSteps(names).options()`` offers, from the start (one legal move
     included) through every choice, until the parts chosen name one move."""
-    from fox_envs.ui.move_steps import move_parts, part_label
-
     parts = [move_parts(name) for name in names]
     whole = {" ".join(name.split()).lower() for name in names}  # a label that is a move ends it
     seen: dict[str, None] = {}

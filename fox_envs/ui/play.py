@@ -3,7 +3,7 @@
 ``play(env_id, seats)`` runs one game: seats are ``human`` or any agent spec (``random``,
 ``heuristic``, ``mcts:...``). A person types a move in the game's notation (``b2``, ``CR@c3``,
 ``put red on 2 as pink``), or builds it step by step from the choices shown
-(``fox_envs.ui.move_steps``): the piece, then the point; the card, then the square, then the
+(``fox_envs.core.move_steps``): the piece, then the point; the card, then the square, then the
 declared colour. ``help``, ``moves``, ``back``, ``board``, ``rules`` and ``quit`` are commands.
 
 The board is redrawn above every prompt (on a terminal the screen is cleared, the latest moves
@@ -33,7 +33,7 @@ from fox_envs.core import ending
 from fox_envs.core.errors import IllegalActionError, InvalidParameterError
 from fox_envs.core.game import CHANCE, TERMINAL, State, sample_chance
 from fox_envs.core.registry import make_game, rules_summary
-from fox_envs.ui.move_steps import InvalidChoice, MoveSteps
+from fox_envs.core.move_steps import InvalidChoice, MoveSteps
 
 HUMAN = "human"
 QUIT, HELP, MOVES, BACK, BOARD, RULES = ("quit", "exit", "q"), ("help", "?"), ("moves",), ("back",), ("board",), ("rules",)

@@ -20,7 +20,7 @@ from fox_envs.core.errors import InvalidParameterError
 from fox_envs.core.game import CHANCE, State, sample_chance
 from fox_envs.core.registry import make_game
 from fox_envs.evaluation.records import GameRecord, record_from_state, replay_states
-from fox_envs.ui.move_steps import MoveSteps
+from fox_envs.core.move_steps import MoveSteps
 from fox_envs.ui.web.seats import HUMAN, Setup, check_game, checked_seat
 from fox_envs.ui.web.story import Story
 
