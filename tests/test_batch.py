@@ -226,8 +226,8 @@ def test_kernels_run_compiled(env_id):
     """The kernels users run are numba-compiled (not interpreted Python)."""
     env = fox_envs.batch.make(env_id, 2, seed=0)
     env.step(env.random_actions())
-    module = load_object(fox_envs.core.registry.spec(env_id).kernels.split(":")[0] + ":step_rows")
-    assert module.signatures, "step_rows was not compiled"
+    kernels = load_object(fox_envs.core.registry.spec(env_id).kernels.split(":")[0] + ":run_rows")
+    assert kernels.signatures, "run_rows (the step kernel taking the Rows box) was not compiled"
 
 
 def test_random_actions_with_a_generator_are_legal_and_reproducible():

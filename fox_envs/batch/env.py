@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from fox_envs.batch._box import CHECK, PICK, RANDOM, STEP, entry, new_rows
 from fox_envs.batch._rng import PICK_STREAM, seed_streams, seed_words
 from fox_envs.batch._rows import COMMON_FIELDS, TERMINAL, first_illegal, pick_from_streams, pick_from_uniforms
 from fox_envs.core.errors import IllegalActionError, InvalidParameterError, InvalidStateError
@@ -33,9 +34,20 @@ class GameKernels:
     """
 
     max_legal: int  # the most legal actions a position can have
+    # Optional, for cheap calls: the game's ``run_rows`` kernel taking one ``Rows`` box
+    # (``fox_envs.batch._box``), with ``box_state`` / ``box_extra`` the tuples it unpacks.
+    run: Any = None
 
     def __init__(self, game: Game) -> None:
         self.game = game
+
+    def box_state(self) -> tuple:
+        """The state arguments ``step`` passes between ``actions`` and ``common`` (``run`` only)."""
+        raise NotImplementedError
+
+    def box_extra(self) -> tuple:
+        """The constant arguments ``step`` passes after ``final_view`` (``run`` only)."""
+        raise NotImplementedError
 
     def allocate(self, num_envs: int) -> None:
         """Create the game's state arrays for ``num_envs`` rows."""
@@ -93,6 +105,7 @@ def has_batched_heuristic(env_id: str) -> bool:
     return game is not None and game.kernels is not None and load_object(game.kernels).heuristic is not GameKernels.heuristic
 
 
+INT64 = np.dtype(np.int64)
 INT32_MAX = 2**31 - 1  # the most rows, decisions per game (int32 counters) or threads a BatchEnv takes
 
 
@@ -153,11 +166,24 @@ class BatchEnv:
             "last_hist": np.zeros((b, history), np.int16), "last_hlen": np.full(b, -1, np.int32),
             "legal": np.zeros((b, kernels.max_legal), np.int32), "nlegal": np.zeros(b, np.int32),
             "rep_keys": np.zeros((b, table), np.uint64), "rep_counts": np.zeros((b, 1), np.uint8),
+            "picked": np.full(b, -1, np.int64),
         }
         self._arrays = arrays
         self._all_rows = np.ones(b, np.bool_)
-        self._common = tuple(arrays[name] for name in COMMON_FIELDS)
         kernels.allocate(b)
+        self._bind()
+
+    def _bind(self) -> None:
+        """The views kernels are called with: the ``common`` tuple and, where the game's kernels
+        take one, the ``Rows`` box with its compiled entry point (``_run``; None otherwise)."""
+        arrays, kernels = self._arrays, self._kernels
+        self._common = tuple(arrays[name] for name in COMMON_FIELDS)
+        self._one_range = self.threads == 1 or self.num_envs < MIN_ROWS_PER_THREAD * self.threads
+        self._box = self._run = None
+        if kernels.run is not None:
+            self._box = new_rows(self._common, kernels.box_state(), kernels.box_extra())
+            # an empty row range: compiled (or loaded) without touching any row
+            self._run = entry(kernels.run, self._box, 0, 0, STEP, arrays["picked"], self.max_moves, self.auto_reset, -1)
 
     @property
     def observation(self) -> np.ndarray:
@@ -191,7 +217,7 @@ class BatchEnv:
         thread when there are fewer than ``MIN_ROWS_PER_THREAD`` rows per thread); the calling
         thread runs the first range. An interrupt while waiting lets every range finish first, so
         each row is whole."""
-        if self.threads == 1 or self.num_envs < MIN_ROWS_PER_THREAD * self.threads:
+        if self._one_range:
             function(0, self.num_envs, *args)
             return
         if self._pool is None:
@@ -218,10 +244,52 @@ class BatchEnv:
         self._over_rows(self._kernels.reset, self._all_rows, self._common)
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Play one action per row: ``(rewards [B, num_players], terminated [B], truncated [B])``."""
-        values = self._checked_actions(actions)
-        self._step(values)
+        """Play one action per row: ``(rewards [B, num_players], terminated [B], truncated [B])``.
+        An illegal or malformed action raises ``IllegalActionError`` naming its row, and no row
+        is stepped."""
+        arrays = self._arrays
+        if (self._run is not None and self._one_range and type(actions) is np.ndarray and actions.dtype is INT64
+                and actions.shape == arrays["picked"].shape and actions.flags.c_contiguous):
+            # one compiled call checks every row, then steps them all
+            bad = self._run(self._box, 0, self.num_envs, CHECK, actions, self.max_moves, self.auto_reset, -1)
+            if bad >= 0:
+                self._raise_illegal(bad, int(actions[bad]))
+        else:
+            self._step(self._checked_actions(actions))
+        return arrays["rewards"], arrays["term"], arrays["trunc"]
+
+    def step_random(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``step(random_actions())`` in one compiled call per thread: every row plays a uniformly
+        random legal action from its own pick stream (the same actions ``random_actions()`` would
+        have drawn; they are in ``last_random_actions``)."""
+        arrays = self._arrays
+        if self._run is None:
+            arrays["picked"][:] = self.random_actions()
+            self._step(arrays["picked"])
+        elif self._one_range:
+            self._run(self._box, 0, self.num_envs, RANDOM, arrays["picked"], self.max_moves, self.auto_reset, -1)
+        else:
+            self._over_rows(self._run_range, RANDOM, arrays["picked"], -1)
+        return arrays["rewards"], arrays["term"], arrays["trunc"]
+
+    @property
+    def last_random_actions(self) -> np.ndarray:
+        """int64 ``[num_envs]``: the actions the last ``step_random`` played (-1: a finished game)."""
+        return self._arrays["picked"]
+
+    def step_heuristic(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``step(heuristic_actions())`` without checking the actions again (the heuristic only
+        picks legal ones); they are in ``last_random_actions`` too."""
+        picked = self._arrays["picked"]
+        picked[:] = self.heuristic_actions()
+        self._step(picked)
         return self._arrays["rewards"], self._arrays["term"], self._arrays["trunc"]
+
+    def _run_range(self, lo: int, hi: int, mode: int, actions: np.ndarray, final_view: int) -> None:
+        self._run(self._box, lo, hi, mode, actions, self.max_moves, self.auto_reset, final_view)
+
+    def _raise_illegal(self, row: int, value: int) -> None:
+        raise IllegalActionError(f"row {row}: {self.core_state(row)._illegal_message(value, value)}")
 
     def _checked_actions(self, actions: Any) -> np.ndarray:
         values = np.asarray(actions)
@@ -237,11 +305,10 @@ class BatchEnv:
             if len(too_big):
                 row, value = int(too_big[0]), int(values[too_big[0]])
                 raise IllegalActionError(f"row {row}: {self.core_state(row)._illegal_message(value, value)}")
-        values = values.astype(np.int64, copy=False)
+        values = np.ascontiguousarray(values, dtype=np.int64)
         bad = first_illegal(values, self._arrays["mask"], self._arrays["player"])
         if bad >= 0:
-            message = self.core_state(bad)._illegal_message(int(values[bad]), int(values[bad]))
-            raise IllegalActionError(f"row {bad}: {message}")
+            self._raise_illegal(bad, int(values[bad]))
         return values
 
     def _legal_text(self, row: int) -> str:
@@ -249,8 +316,14 @@ class BatchEnv:
         return "legal actions of that row: " + (", ".join(map(str, legal)) if len(legal) else "none")
 
     def _step(self, actions: np.ndarray, final_view: int = -1) -> None:
-        """Step every row with ``actions[i] >= 0`` (no checks; other rows keep their game)."""
-        self._over_rows(self._kernels.step, actions, self._common, self.max_moves, self.auto_reset, final_view)
+        """Step every row with ``actions[i] >= 0`` (no checks; other rows keep their game);
+        ``actions`` is a C-contiguous int64 array."""
+        if self._run is None:
+            self._over_rows(self._kernels.step, actions, self._common, self.max_moves, self.auto_reset, final_view)
+        elif self._one_range:
+            self._run(self._box, 0, self.num_envs, STEP, actions, self.max_moves, self.auto_reset, final_view)
+        else:
+            self._over_rows(self._run_range, STEP, actions, final_view)
 
     def _restart(self, which: np.ndarray) -> None:
         """Start a new game in the rows flagged by ``which`` (streams continue)."""
@@ -262,7 +335,9 @@ class BatchEnv:
         uniform per row."""
         out = np.empty(self.num_envs, np.int64)
         arrays = self._arrays
-        if rng is None:
+        if rng is None and self._run is not None:
+            self._run(self._box, 0, self.num_envs, PICK, out, self.max_moves, self.auto_reset, -1)
+        elif rng is None:
             pick_from_streams(arrays["legal"], arrays["nlegal"], arrays["streams"], self._all_rows, out)
         else:
             generator = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
@@ -359,12 +434,13 @@ class BatchEnv:
     def __getstate__(self) -> dict:
         state = self.__dict__.copy()
         state["_pool"] = None  # threads are not copied; a copy starts its own
-        del state["_common"]
+        for name in ("_common", "_box", "_run"):  # views and compiled entry points: made again
+            del state[name]
         return state
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        self._common = tuple(self._arrays[name] for name in COMMON_FIELDS)
+        self._bind()
 
     def close(self) -> None:
         if self._pool is not None:

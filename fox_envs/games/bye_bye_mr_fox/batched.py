@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from fox_envs.batch.env import GameKernels
-from fox_envs.games.bye_bye_mr_fox.kernels import STATE_SIZE, game_setup, replay_row, reset_rows, step_rows
+from fox_envs.games.bye_bye_mr_fox.kernels import STATE_SIZE, game_setup, replay_row, reset_rows, run_rows, step_rows
 from fox_envs.games.bye_bye_mr_fox.kernels_heuristic import heuristic_rows
 from fox_envs.games.bye_bye_mr_fox.rules import ByeByeMrFoxGame
 
@@ -25,6 +25,14 @@ class ByeByeMrFoxKernels(GameKernels):
 
     def allocate(self, num_envs: int) -> None:
         self.st = np.zeros((num_envs, STATE_SIZE), np.int8)
+
+    run = staticmethod(run_rows)
+
+    def box_state(self) -> tuple:
+        return (self.st,)
+
+    def box_extra(self) -> tuple:
+        return (self.setup, self.num_players)
 
     def history_capacity(self, max_moves: int) -> int:
         # one turn per face-down token, each a flip, a place, a spin and a give at most

@@ -43,6 +43,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from fox_envs.batch._box import PICK, prepare
 from fox_envs.batch._rng import CHANCE_STREAM, below
 from fox_envs.batch._rows import (TERMINAL, add_legal, begin_row, borrowed, clear_legal, keep_history, push_history,
                                   take_action)
@@ -388,3 +389,13 @@ def game_setup(game: ByeByeMrFoxGame) -> tuple[np.ndarray, np.ndarray, np.ndarra
     start[TURN] = -1
     values = np.concatenate([_value_table(game.face_down_scale), _value_table(game.discard_scale)])
     return start, _initial_view(start, values), values
+
+
+@njit(cache=True, nogil=True)
+def run_rows(box, lo, hi, mode, actions, max_moves, auto_reset, final_view) -> int:
+    """The ``Rows`` box's kernel (``fox_envs.batch._box``): ``mode``'s work on ``actions`` for
+    rows ``[lo, hi)``, then the step unless an illegal action was found (its row is returned)."""
+    bad = prepare(box.common, lo, hi, mode, actions)
+    if bad < 0 and mode != PICK:
+        step_rows(lo, hi, actions, box.state[0], box.common, max_moves, auto_reset, final_view, box.extra[0], box.extra[1])
+    return bad

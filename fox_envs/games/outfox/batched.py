@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from fox_envs.batch.env import GameKernels
-from fox_envs.games.outfox.kernels import MAX_LEGAL, replay_row, reset_rows, step_rows
+from fox_envs.games.outfox.kernels import MAX_LEGAL, replay_row, reset_rows, run_rows, step_rows
 from fox_envs.games.outfox.kernels_heuristic import best_moves_row, heuristic_rows
 from fox_envs.games.outfox.rules import NUM_POINTS, NUM_TYPES
 
@@ -38,6 +38,14 @@ class OutfoxKernels(GameKernels):
             np.zeros(num_envs, np.int32),  # turns
             np.zeros((num_envs, NUM_POINTS + 1), np.int8),  # points
         )
+
+    run = staticmethod(run_rows)
+
+    def box_state(self) -> tuple:
+        return (self.state,)
+
+    def box_extra(self) -> tuple:
+        return (self.setup,)
 
     def history_capacity(self, max_moves: int) -> int:
         return max_moves  # no chance events

@@ -40,6 +40,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from fox_envs.batch._box import PICK, prepare
 from fox_envs.batch._rows import (TERMINAL, add_legal, borrowed, clear_legal, keep_history, prefetch_row,
                                   push_history, take_action)
 from fox_envs.games.outfox.rules import (COORDS, LINES_THROUGH, NEIGHBOURS, NUM_PLACE, NUM_POINTS, NUM_TYPES, PLACE,
@@ -404,3 +405,13 @@ def replay_row(i, history, state, common, setup) -> None:
             player[i] = (mover + 1) % n
     _list_points(points, i, ALL_POINTS if turns[i] == 0 else _legal_points(occ[i]))
     _publish(i, state, n, scale, common)
+
+
+@njit(cache=True, nogil=True)
+def run_rows(box, lo, hi, mode, actions, max_moves, auto_reset, final_view) -> int:
+    """The ``Rows`` box's kernel (``fox_envs.batch._box``): ``mode``'s work on ``actions`` for
+    rows ``[lo, hi)``, then the step unless an illegal action was found (its row is returned)."""
+    bad = prepare(box.common, lo, hi, mode, actions)
+    if bad < 0 and mode != PICK:
+        step_rows(lo, hi, actions, box.state[0], box.common, max_moves, auto_reset, final_view, box.extra[0])
+    return bad

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from fox_envs.batch.env import GameKernels
-from fox_envs.games.outfoxed.kernels import DEAL_TOTAL, MAX_LEGAL, WIDTH, replay_row, reset_rows, step_rows
+from fox_envs.games.outfoxed.kernels import DEAL_TOTAL, MAX_LEGAL, WIDTH, replay_row, reset_rows, run_rows, step_rows
 from fox_envs.games.outfoxed.kernels_heuristic import best_moves_row, heuristic_rows
 from fox_envs.games.outfoxed.rules import OutfoxedGame
 
@@ -25,6 +25,14 @@ class OutfoxedKernels(GameKernels):
     def allocate(self, num_envs: int) -> None:
         self.st = np.zeros((num_envs, WIDTH), np.int16)
         self.forb = np.zeros(num_envs, np.uint64)
+
+    run = staticmethod(run_rows)
+
+    def box_state(self) -> tuple:
+        return (self.st, self.forb)
+
+    def box_extra(self) -> tuple:
+        return (self.max_rounds,)
 
     def history_capacity(self, max_moves: int) -> int:
         # a round takes at least 20 decisions (18 puts, 2 shows) after at least 6 scoring picks;

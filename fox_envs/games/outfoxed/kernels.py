@@ -45,6 +45,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from fox_envs.batch._box import PICK, prepare
 from fox_envs.batch._rng import CHANCE_STREAM, below
 from fox_envs.batch._rows import (TERMINAL, add_legal, borrowed, clear_legal, keep_history, push_history, take_action,
                                   win_for)
@@ -549,3 +550,13 @@ def replay_row(i, history, st, forb, common, max_rounds) -> None:
         _apply(st, i, forb, a, max_rounds)
     _resolve(st, i, forb, streams, hist, hlen, max_rounds)
     _publish(st, i, forb, mask, legal, nlegal, obs, player, max_rounds)
+
+
+@njit(cache=True, nogil=True)
+def run_rows(box, lo, hi, mode, actions, max_moves, auto_reset, final_view) -> int:
+    """The ``Rows`` box's kernel (``fox_envs.batch._box``): ``mode``'s work on ``actions`` for
+    rows ``[lo, hi)``, then the step unless an illegal action was found (its row is returned)."""
+    bad = prepare(box.common, lo, hi, mode, actions)
+    if bad < 0 and mode != PICK:
+        step_rows(lo, hi, actions, box.state[0], box.state[1], box.common, max_moves, auto_reset, final_view, box.extra[0])
+    return bad

@@ -10,7 +10,7 @@ import numpy as np
 
 from fox_envs.batch.env import GameKernels
 from fox_envs.games.outwit.kernels import (CELLS, LEGAL_CAPACITY, MAX_LEGAL, NUM_LINES, NUM_SQUARES, STATE_FIELDS,
-                                           STREAM_BYTES, replay_row, reset_rows, step_rows)
+                                           STREAM_BYTES, replay_row, reset_rows, run_rows, step_rows)
 from fox_envs.games.outwit.kernels_heuristic import best_moves_of_row, heuristic_rows
 
 __all__ = ["CELLS", "LEGAL_CAPACITY", "MAX_LEGAL", "STATE_FIELDS", "STREAM_BYTES", "OutwitKernels",
@@ -38,6 +38,14 @@ class OutwitKernels(GameKernels):
         # the kernels' ``state``: the same arrays in ``STATE_FIELDS`` order, made once
         self.state = (self.chips, self.slot, self.occ, self.lines, self.home, self.tomove, self.passes, self.last,
                       self.key, self.reps)
+
+    run = staticmethod(run_rows)
+
+    def box_state(self) -> tuple:
+        return (self.state,)
+
+    def box_extra(self) -> tuple:
+        return (self.scale, self.stream)
 
     def history_capacity(self, max_moves: int) -> int:
         return max_moves  # no chance events

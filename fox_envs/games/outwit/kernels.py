@@ -68,6 +68,7 @@ from numba.core import cgutils
 from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from numba.extending import intrinsic
 
+from fox_envs.batch._box import PICK, prepare
 from fox_envs.batch._rows import (TERMINAL, borrowed, clear_legal, clear_repetitions, count_position, keep_history,
                                   push_history, record_end, table_slot, take_action)
 from fox_envs.games.outwit import rules
@@ -581,3 +582,13 @@ def replay_row(i, history, state, common, scale) -> None:
     flat = obs.reshape((obs.shape[0], CELLS))
     scratch = np.empty(CELLS + 2 * VECTOR, np.float32)
     _write_view(flat[i], scratch, i, state, hlen[i], tomove[i], 1.0, scale, False)
+
+
+@njit(cache=True, nogil=True)
+def run_rows(box, lo, hi, mode, actions, max_moves, auto_reset, final_view) -> int:
+    """The ``Rows`` box's kernel (``fox_envs.batch._box``): ``mode``'s work on ``actions`` for
+    rows ``[lo, hi)``, then the step unless an illegal action was found (its row is returned)."""
+    bad = prepare(box.common, lo, hi, mode, actions)
+    if bad < 0 and mode != PICK:
+        step_rows(lo, hi, actions, box.state[0], box.common, max_moves, auto_reset, final_view, box.extra[0], box.extra[1])
+    return bad

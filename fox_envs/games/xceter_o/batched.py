@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from fox_envs.batch.env import GameKernels
-from fox_envs.games.xceter_o.kernels import replay_row, reset_rows, step_rows
+from fox_envs.games.xceter_o.kernels import replay_row, reset_rows, run_rows, step_rows
 from fox_envs.games.xceter_o.kernels_heuristic import heuristic_rows
 
 __all__ = ["XCeterOKernels", "heuristic_rows", "replay_row", "reset_rows", "step_rows"]
@@ -25,6 +25,14 @@ class XCeterOKernels(GameKernels):
         self.ordered = bool(self.game.params["ordered_rows"])
         # the kernels' ``state``, made once: ``(board, square_of, ply, own, code)``
         self.state = (self.board, self.square_of, self.ply, self.own, self.code)
+
+    run = staticmethod(run_rows)
+
+    def box_state(self) -> tuple:
+        return (self.state,)
+
+    def box_extra(self) -> tuple:
+        return (self.ordered,)
 
     def history_capacity(self, max_moves: int) -> int:
         return max_moves  # no chance events

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from fox_envs.batch._box import PICK, prepare
 from fox_envs.batch._rows import (TERMINAL, borrowed, clear_legal, clear_repetitions, count_position, keep_history,
                                   push_history, record_end, take_action)
 from fox_envs.games.xceter_o.rules import LINES, NUM_PLANES, PIECE_WEIGHT as CORE_PIECE_WEIGHT, SQUARE_PLANES
@@ -184,3 +185,13 @@ def replay_row(i, history, state, common, ordered) -> None:
         _apply(i, a, board, square_of, ply, own, code, rep_keys, rep_counts, ordered)
     player[i] = ply[i] % 2
     _publish(i, board, ply, common)
+
+
+@njit(cache=True, nogil=True)
+def run_rows(box, lo, hi, mode, actions, max_moves, auto_reset, final_view) -> int:
+    """The ``Rows`` box's kernel (``fox_envs.batch._box``): ``mode``'s work on ``actions`` for
+    rows ``[lo, hi)``, then the step unless an illegal action was found (its row is returned)."""
+    bad = prepare(box.common, lo, hi, mode, actions)
+    if bad < 0 and mode != PICK:
+        step_rows(lo, hi, actions, box.state[0], box.common, max_moves, auto_reset, final_view, box.extra[0])
+    return bad
