@@ -3,6 +3,7 @@ run. No timed assertions anywhere: this script only measures.
 
     python benchmarks/jax_bench.py                          # every game, B = 1 .. 65,536, on the CPU
     python benchmarks/jax_bench.py --sizes 4096 --games xceter_o_v0 outwit_v0
+    python benchmarks/jax_bench.py --sizes 4096 --games outwit_v0 --pgx-games othello --no-numba
     python benchmarks/jax_bench.py --device gpu             # wherever jax sees a GPU
 
 A step is the same for every env, ours and Pgx's (the API is the same): a uniformly random legal
@@ -109,6 +110,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--seconds", type=float, default=1.0, help="seconds per measurement")
     parser.add_argument("--rounds", type=int, default=2, help="alternating rounds; the best is kept")
     parser.add_argument("--device", default="cpu", help="jax platform to run on: cpu (default), gpu or tpu")
+    parser.add_argument("--pgx-games", nargs="*", default=list(PGX_GAMES), choices=PGX_GAMES,
+                        help="the Pgx anchors to run (default: all three)")
     parser.add_argument("--no-pgx", action="store_true", help="skip Pgx even where it is installed")
     parser.add_argument("--no-numba", action="store_true", help="skip the numba batched core")
     parser.add_argument("--json", help="write the results to this JSON file")
@@ -126,7 +129,7 @@ def main(argv: list[str] | None = None) -> dict:
         entries.append((env_id, "fox_envs.jax", lambda b, env=env: measure_jax(env, fox_envs.jax.auto_reset, b,
                                                                                args.seconds)))
     if not args.no_pgx:
-        for name in PGX_GAMES:
+        for name in args.pgx_games:
             made = pgx_env(name)
             if made is None:
                 print("pgx is not installed: no Pgx anchors")

@@ -40,46 +40,49 @@ def _nth(counts: jax.Array, rank: jax.Array) -> tuple[jax.Array, jax.Array]:
     return entry, rank - jnp.take_along_axis(before, entry[..., None], axis=-1)[..., 0]
 
 
+def _window(mask: jax.Array, first: jax.Array) -> jax.Array:
+    """``mask[..., first : first + BLOCK]`` for one start per leading row: one slice of the row
+    each (a gather of whole slices, not one of single entries)."""
+    if mask.ndim == 1:
+        return jax.lax.dynamic_slice_in_dim(mask, first, BLOCK)
+    return jax.vmap(_window)(mask, first)
+
+
 def random_legal_action(key: jax.Array, legal_action_mask: jax.Array) -> jax.Array:
     """A uniformly random legal action (int32) of one mask, or of each row of a batch of masks
     (``[..., num_actions]``): one uniform draw per row picks the r-th legal action by rank. The
     same distribution as ``jax.random.categorical`` over the mask, without a random number per
     action (Outwit has 8,101). A row with no legal action gives 0.
 
-    The mask is read as blocks of 64 actions, each 8 rows of 8: the rank finds the block, then
-    the row in it, then the action. The counts per row of 8 are the one pass over the whole
-    mask (int8 sums over 8 entries: on a CPU far cheaper than a float conversion, a pad or a
-    long reduction of the mask); the last, partial block is read on its own (no pad)."""
+    The mask is read as blocks of 64 actions: the count per block is the one pass over the whole
+    mask (int8 sums of 8 rows of 8, which XLA fuses into a single loop that keeps nothing else:
+    on a CPU far cheaper than a float conversion, a pad, a sum of 64 at once or a kept count per
+    row of 8); the rank finds the block, and only that block's 64 entries are read again, as 8
+    rows of 8, for the row and then the action (the last, partial block counted on its own)."""
     num_actions = legal_action_mask.shape[-1]
     lead = legal_action_mask.shape[:-1]
     full = num_actions // BLOCK  # whole blocks
-    rest = legal_action_mask[..., full * BLOCK:]  # the partial block: num_actions % 64 actions
-    rest_rows = -(-rest.shape[-1] // ROW)
-    # rest_row_of[a, r]: action a of the partial block lies in its row r
-    rest_row_of = (np.arange(rest.shape[-1])[:, None] // ROW == np.arange(ROW)[None, :]).astype(np.float32)
-    rest_counts = rest.astype(jnp.float32) @ jnp.asarray(rest_row_of)  # [..., 8]
+    rest = num_actions - full * BLOCK  # actions of the partial block
+    per_block = []  # int8 (at most 64), read as float32 from here on (exact: counts below 2**24)
     if full:
-        rows = legal_action_mask[..., : full * BLOCK].reshape(*lead, full * ROW, ROW)
-        row_counts = rows.astype(jnp.int8).sum(axis=-1, dtype=jnp.int8).reshape(*lead, full, ROW)
-        per_block = jnp.concatenate([row_counts.sum(axis=-1, dtype=jnp.int8).astype(jnp.int32),  # at most 64
-                                     rest_counts.sum(axis=-1, keepdims=True).astype(jnp.int32)], axis=-1)
-    else:
-        per_block = rest_counts.sum(axis=-1, keepdims=True)
-    count = per_block.sum(axis=-1).astype(jnp.float32)
+        rows = legal_action_mask[..., : full * BLOCK].reshape(*lead, full, ROW, ROW).astype(jnp.int8)
+        per_block.append(rows.sum(axis=-1, dtype=jnp.int8).sum(axis=-1, dtype=jnp.int8))
+    if rest:
+        per_block.append(legal_action_mask[..., full * BLOCK:].astype(jnp.int8).sum(axis=-1, keepdims=True,
+                                                                                   dtype=jnp.int8))
+    per_block = (jnp.concatenate(per_block, axis=-1) if len(per_block) > 1 else per_block[0]).astype(jnp.float32)
+    count = per_block.sum(axis=-1)
     rank = jnp.minimum(jnp.floor(jax.random.uniform(key, lead) * count), jnp.maximum(count - 1, 0))
     block, rank = _nth(per_block, rank)
-    in_rest = block == full
-    counts = rest_counts
-    if full:
-        inside = jnp.minimum(block, full - 1)
-        counts = jnp.where(in_rest[..., None], rest_counts, _take(row_counts, inside).astype(jnp.float32))
-    row, rank = _nth(counts, rank)
-    # the chosen row of 8 actions: from the partial block (absent actions read False) or a whole one
-    index = row[..., None] * ROW + jnp.arange(ROW)
-    actions = jnp.take_along_axis(rest, jnp.minimum(index, max(rest.shape[-1] - 1, 0)), axis=-1) if rest_rows else \
-        jnp.zeros(index.shape, jnp.bool_)
-    actions = actions & (index < rest.shape[-1])
-    if full:
-        actions = jnp.where(in_rest[..., None], actions, _take(rows, inside * ROW + row))
-    offset, _ = _nth(actions.astype(jnp.float32), rank)
-    return (block * BLOCK + row * ROW + offset).astype(jnp.int32)
+    # the chosen block's 64 entries: a window of the mask starting at most BLOCK before its end
+    # (a mask shorter than a block is padded), entries before the block's start read False
+    if num_actions < BLOCK:
+        padded = jnp.concatenate([legal_action_mask, jnp.zeros((*lead, BLOCK - num_actions), jnp.bool_)], axis=-1)
+        window, first = padded, jnp.zeros_like(block)
+    else:
+        first = jnp.minimum(block * BLOCK, num_actions - BLOCK)
+        window = _window(legal_action_mask, first)
+    window = (window & (first[..., None] + jnp.arange(BLOCK) >= block[..., None] * BLOCK)).reshape(*lead, ROW, ROW)
+    row, rank = _nth(window.astype(jnp.float32).sum(axis=-1), rank)
+    offset, _ = _nth(_take(window, row).astype(jnp.float32), rank)
+    return (first + row * ROW + offset).astype(jnp.int32)

@@ -129,7 +129,8 @@ class Env:
         state's arrays (observation, mask) are computed once, not for both and then selected (on
         a CPU that halves X-Ceter-O's step). The step's ``rewards``, ``terminated`` and
         ``truncated`` are kept, as ``auto_reset`` keeps them."""
-        step_key, init_key = jax.random.split(key)
+        # without chance neither the step nor a new game reads its key: no split
+        step_key, init_key = jax.random.split(key) if self.rules.max_chance_outcomes else (key, key)
         action, _ = self._checked(action, step_key)
         safe_action, legal, offence = self._judge(state, action)  # a state given finished is played on
         played, history, length = self._play(state, safe_action, step_key)

@@ -108,6 +108,16 @@ def write_at(array: jax.Array, index: jax.Array, value: jax.Array) -> jax.Array:
     return jnp.where(jnp.arange(array.shape[0]) == index, jnp.asarray(value).astype(array.dtype), array)
 
 
+def materialize(values: jax.Array) -> jax.Array:
+    """``values`` unchanged, computed once per row before a wide consumer reads it: a sum with
+    zeros is a reduction, which XLA does not fuse into (and so repeat in) each element of the
+    consumer, as it does with elementwise work (the CPU pipeline drops
+    ``optimization_barrier`` before fusion)."""
+    if values.dtype == jnp.bool_:
+        return materialize(values.astype(jnp.int8)).astype(jnp.bool_)
+    return jnp.sum(jnp.stack([values, jnp.zeros_like(values)]), axis=0).astype(values.dtype)
+
+
 def is_terminal(player: jax.Array) -> jax.Array:
     """Whether a rules-core player id is ``TERMINAL``."""
     return player == TERMINAL

@@ -31,7 +31,7 @@ from fox_envs.core.game import TERMINAL
 from fox_envs.games.outwit import rules
 from fox_envs.games.outwit.rules import (NUM_ACTIONS, NUM_COLUMNS, NUM_PLANES, NUM_ROWS, NUM_SQUARES, OBS_SHAPE, PASS,
                                          SQUARE_INDEX)
-from fox_envs.jax.rules import JaxRules
+from fox_envs.jax.rules import JaxRules, materialize
 
 RAY_SLOTS = 9  # the longest ray
 NO_SQUARE = NUM_SQUARES  # a ray's padding: reads as occupied
@@ -120,7 +120,7 @@ class Position(NamedTuple):
     player: jax.Array  # int32: the player to move, TERMINAL once over
     winner: jax.Array  # int32: -1 none
     reps: jax.Array  # int32: how often the current position has occurred (observation plane 9)
-    seen: jax.Array  # uint32 [4, 2, max_moves // 2 + 1]: the key after ply n at [:, n % 2, n // 2]
+    seen: jax.Array  # uint32 [4, 2 * (max_moves // 2 + 1)]: the key after ply n at [:, n % 2 * half + n // 2]
     #                  (n % 2 is the player to move: a key is compared with its own half only)
 
 
@@ -147,10 +147,14 @@ class OutwitJax(JaxRules):
     def history_capacity(self) -> int:
         return self.max_moves  # no chance events
 
+    def _half(self) -> int:
+        """The repetition keys kept per player to move: one per ply of that parity."""
+        return self.max_moves // 2 + 1
+
     def initial(self) -> Position:
         chips = jnp.asarray(START_CHIPS)
-        seen = jnp.full((4, 2, self.max_moves // 2 + 1), UNUSED, jnp.uint32)
-        seen = seen.at[:, 0, 0].set(position_key(chips, jnp.int32(0)))
+        seen = jnp.full((4, 2 * self._half()), UNUSED, jnp.uint32)
+        seen = seen.at[:, 0].set(position_key(chips, jnp.int32(0)))
         return Position(jnp.asarray(START_BOARD), chips, jnp.zeros(2, jnp.int32), jnp.int32(0), jnp.int32(0),
                         jnp.int32(-1), jnp.int32(0), jnp.int32(-1), jnp.int32(1), seen)
 
@@ -172,14 +176,17 @@ class OutwitJax(JaxRules):
         clear run along the chip's row or column, looked up by the line's occupancy pattern and
         capped by the ray's length; a diagonal one reads the occupancy along the ray."""
         mover = jnp.clip(position.player, 0, 1)
-        squares = jnp.where(mover == 0, position.chips[0], position.chips[1]).astype(jnp.int32)
+        squares = materialize(jnp.where(mover == 0, position.chips[0], position.chips[1]).astype(jnp.int32))
         occupied = position.board != 0
         grid = occupied.reshape(NUM_ROWS, NUM_COLUMNS).astype(jnp.int32)
         row_lines = jnp.sum(jnp.left_shift(grid, jnp.arange(NUM_COLUMNS)[None, :]), axis=1)  # bit = column
         column_lines = jnp.sum(jnp.left_shift(grid, jnp.arange(NUM_ROWS)[:, None]), axis=0)  # bit = row
         row, column = squares // NUM_COLUMNS, squares % NUM_COLUMNS
-        across = RUN_ROW[column * (1 << NUM_COLUMNS) + row_lines[row]]  # [9, 2]: right, left
-        along = RUN_COLUMN[row * (1 << NUM_ROWS) + column_lines[column]]  # [9, 2]: up, down
+        # the table rows once per chip (not recomputed for each entry read)
+        across_at = materialize(column * (1 << NUM_COLUMNS) + row_lines[row])
+        along_at = materialize(row * (1 << NUM_ROWS) + column_lines[column])
+        across = RUN_ROW[across_at]  # [9, 2]: right, left
+        along = RUN_COLUMN[along_at]  # [9, 2]: up, down
         lengths = ORTHOGONAL_LENGTH[mover * NUM_SQUARES + squares]  # [9, 4]
         orthogonal = jnp.minimum(jnp.concatenate([along, across], axis=1), lengths).astype(jnp.int32)
         diagonals = RAYS[mover * NUM_SQUARES + squares[0]]  # [4, 9]: the power chip's
@@ -231,13 +238,15 @@ class OutwitJax(JaxRules):
         won = jnp.sum(jnp.where(jnp.arange(2) == mover, home, 0)) == 9
         two_passes = ~won & (passes >= 2)
         counted = ~won & ~two_passes
-        key = position_key(chips, to_move)
-        same_mover = jax.lax.dynamic_index_in_dim(position.seen, to_move, axis=1, keepdims=False)  # ply % 2
+        half = self._half()
+        # the key and its slot once per row (not recomputed for every entry of the table)
+        key = materialize(position_key(chips, to_move))
+        slot = materialize(jnp.where(counted, to_move * half + ply // 2, -1))
+        same_mover = jax.lax.dynamic_slice_in_dim(position.seen, to_move * half, half, axis=1)  # ply % 2
         seen_before = jnp.sum(jnp.all(same_mover == key[:, None], axis=0), dtype=jnp.int32)
         reps = seen_before + counted.astype(jnp.int32)
         repeated = counted & (reps >= 3)
-        slot = (jnp.arange(2)[:, None] == to_move) & (jnp.arange(position.seen.shape[2])[None, :] == ply // 2)
-        seen = jnp.where(slot & counted, key[:, None, None], position.seen)
+        seen = jnp.where(jnp.arange(2 * half) == slot, key[:, None], position.seen)
         player = jnp.where(won | two_passes | repeated, TERMINAL, to_move).astype(jnp.int32)
         winner = jnp.where(won, mover, position.winner).astype(jnp.int32)
         return Position(board, chips, home, ply, passes, action, player, winner, reps, seen)
