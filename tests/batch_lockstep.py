@@ -21,12 +21,26 @@ def apply_tail(ref: State, tail) -> None:
         ref.apply_action(int(outcome))
 
 
+def expected_view(env, ref: State, player: int) -> np.ndarray:
+    """The rules core's observation in the env's observation form (float32, uint8 or bits)."""
+    view = ref.observation_tensor(player)
+    if env.observation_dtype == "float32":
+        return view
+    compact = env.game.compact_observation(view)
+    return np.packbits(compact.ravel()) if env.observation_dtype == "bits" else compact
+
+
 def assert_row_matches(env, i: int, ref: State) -> None:
     player = ref.current_player()
     assert not ref.is_chance_node(), "the batch left a chance node unresolved"
     assert env.current_player[i] == player, f"row {i}: player {env.current_player[i]} != core {player}"
-    np.testing.assert_array_equal(env.action_mask[i], ref.legal_actions_mask().astype(bool), err_msg=f"row {i} mask")
-    np.testing.assert_array_equal(env.observation[i], ref.observation_tensor(player), err_msg=f"row {i} observation")
+    legal = ref.legal_actions_mask().astype(bool)
+    if env.has_action_mask:
+        np.testing.assert_array_equal(env.action_mask[i], legal, err_msg=f"row {i} mask")
+    listed = env.legal_actions[i, :env.num_legal[i]]
+    assert len(set(listed.tolist())) == len(listed), f"row {i}: an action listed twice"
+    np.testing.assert_array_equal(np.sort(listed), np.flatnonzero(legal), err_msg=f"row {i} legal list")
+    np.testing.assert_array_equal(env.observation[i], expected_view(env, ref, player), err_msg=f"row {i} observation")
 
 
 def fresh_reference(env, i: int) -> State:
@@ -67,7 +81,7 @@ def run_lockstep(env, steps: int, rng: np.random.Generator | None = None, check_
                     assert not ref.is_terminal() and decisions[i] == env.max_moves
                     assert not rewards[i].any()
                     stats["truncated"] += 1
-                np.testing.assert_array_equal(env.final_observation[i], ref.observation_tensor(int(movers[i])),
+                np.testing.assert_array_equal(env.final_observation[i], expected_view(env, ref, int(movers[i])),
                                               err_msg=f"row {i} final observation")
                 stats["ended"] += 1
                 decisions[i] = 0

@@ -30,7 +30,11 @@ def __getattr__(name: str) -> Any:
 
 
 def make(env_id: str, num_envs: int, seed: int | None = None, auto_reset: bool = True, threads: int = 1,
-         **params: Any) -> BatchEnv:
+         observation_dtype: str = "float32", action_mask: bool = True, **params: Any) -> BatchEnv:
     """``num_envs`` games of ``env_id`` (the game's params and ``max_moves`` as for
-    ``fox_envs.make``); ``threads`` > 1 splits the rows over that many threads."""
-    return BatchEnv(env_id, num_envs, seed=seed, auto_reset=auto_reset, threads=threads, **params)
+    ``fox_envs.make``); ``threads`` > 1 splits the rows over that many threads;
+    ``observation_dtype`` ``"float32"`` (the rules core's), ``"uint8"`` (exact integers, a
+    quarter of the bytes) or ``"bits"`` (games whose planes are all 0/1); ``action_mask=False``
+    keeps only the legal-action lists (``legal_actions``, ``num_legal``), not the dense mask."""
+    return BatchEnv(env_id, num_envs, seed=seed, auto_reset=auto_reset, threads=threads,
+                    observation_dtype=observation_dtype, action_mask=action_mask, **params)

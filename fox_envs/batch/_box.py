@@ -26,6 +26,7 @@ from numba import njit, types
 from numba.experimental import structref
 
 from fox_envs.batch._rng import PICK_STREAM, below
+from fox_envs.batch._rows import first_illegal
 
 STEP, CHECK, RANDOM, PICK = 0, 1, 2, 3
 
@@ -59,14 +60,8 @@ def prepare(common: tuple, lo: int, hi: int, mode: int, actions) -> int:
     stream (-1 for a finished game), and -1 is returned."""
     mask, player, streams, legal, nlegal = common[1], common[2], common[8], common[13], common[14]
     if mode == CHECK:
-        num_actions = mask.shape[1]
-        for i in range(lo, hi):
-            if player[i] < 0:
-                continue
-            a = actions[i]
-            if a < 0 or a >= num_actions or not mask[i, a]:
-                return i
-    elif mode == RANDOM or mode == PICK:
+        return first_illegal(actions, mask, player, legal, nlegal, lo, hi)
+    if mode == RANDOM or mode == PICK:
         for i in range(lo, hi):
             n = nlegal[i]
             actions[i] = legal[i, below(streams, i, PICK_STREAM, n)] if n > 0 else -1

@@ -210,15 +210,27 @@ def record_end(rewards: np.ndarray, term: np.ndarray, trunc: np.ndarray, i: int,
         trunc[i] = True
 
 
+@njit(cache=True, inline="always")
+def is_illegal(mask: np.ndarray, legal: np.ndarray, nlegal: np.ndarray, i: int, a: int) -> bool:
+    """Whether ``a`` is out of range or not a legal action of row ``i``: the dense mask says, or
+    the legal list when the mask is off (a shared write-only row: its first stride is 0)."""
+    if a < 0 or a >= mask.shape[1]:
+        return True
+    if mask.strides[0] != 0:
+        return not mask[i, a]
+    for k in range(nlegal[i]):
+        if legal[i, k] == a:
+            return False
+    return True
+
+
 @njit(cache=True, nogil=True)
-def first_illegal(actions: np.ndarray, mask: np.ndarray, player: np.ndarray) -> int:
-    """The first row whose action is out of range or illegal (finished rows are skipped), or -1."""
-    num_actions = mask.shape[1]
-    for i in range(actions.shape[0]):
-        if player[i] < 0:
-            continue
-        a = actions[i]
-        if a < 0 or a >= num_actions or not mask[i, a]:
+def first_illegal(actions: np.ndarray, mask: np.ndarray, player: np.ndarray, legal: np.ndarray,
+                  nlegal: np.ndarray, lo: int, hi: int) -> int:
+    """The first row of ``[lo, hi)`` whose action is out of range or illegal (finished rows are
+    skipped), or -1."""
+    for i in range(lo, hi):
+        if player[i] >= 0 and is_illegal(mask, legal, nlegal, i, actions[i]):
             return i
     return -1
 

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from fox_envs.batch._box import CHECK, PICK, RANDOM, STEP, entry, new_rows
+from fox_envs.batch._obs import OBSERVATION_DTYPES
 from fox_envs.batch._rng import PICK_STREAM, seed_streams, seed_words
 from fox_envs.batch._rows import COMMON_FIELDS, TERMINAL, first_illegal, pick_from_streams, pick_from_uniforms
 from fox_envs.core.errors import IllegalActionError, InvalidParameterError, InvalidStateError
@@ -37,9 +38,12 @@ class GameKernels:
     # Optional, for cheap calls: the game's ``run_rows`` kernel taking one ``Rows`` box
     # (``fox_envs.batch._box``), with ``box_state`` / ``box_extra`` the tuples it unpacks.
     run: Any = None
+    # the observation element types the kernels write (``fox_envs.batch._obs``)
+    observation_dtypes: tuple[str, ...] = ("float32",)
 
     def __init__(self, game: Game) -> None:
         self.game = game
+        self.observation_dtype = np.dtype(np.float32)  # set by the env before ``allocate``
 
     def box_state(self) -> tuple:
         """The state arguments ``step`` passes between ``actions`` and ``common`` (``run`` only)."""
@@ -126,7 +130,8 @@ class BatchEnv:
     """``num_envs`` independent games of ``env_id`` in arrays (see ``fox_envs.batch``)."""
 
     def __init__(self, env_id: str, num_envs: int, seed: int | None = None, auto_reset: bool = True,
-                 threads: int = 1, max_moves: int | None = None, **params: Any) -> None:
+                 threads: int = 1, max_moves: int | None = None, observation_dtype: str = "float32",
+                 action_mask: bool = True, **params: Any) -> None:
         kernels = kernels_class(env_id)
         self.env_id = env_id
         self.game: Game = make_game(env_id, **params)
@@ -134,6 +139,9 @@ class BatchEnv:
         if not isinstance(auto_reset, (bool, np.bool_)):
             raise InvalidParameterError(f"{env_id}: bad auto_reset {short_repr(auto_reset)}; allowed: True or False")
         self.auto_reset = bool(auto_reset)
+        if not isinstance(action_mask, (bool, np.bool_)):
+            raise InvalidParameterError(f"{env_id}: bad action_mask {short_repr(action_mask)}; allowed: True or False")
+        self.has_action_mask = bool(action_mask)
         self.threads = _check_int("threads", threads, 1, env_id)
         self.max_moves = _check_int("max_moves", self.game.max_moves_default if max_moves is None else max_moves,
                                     1, env_id)
@@ -141,9 +149,24 @@ class BatchEnv:
         self.num_actions = self.game.num_actions
         self.observation_shape = tuple(self.game.observation_shape)
         self._kernels: GameKernels = kernels(self.game)
+        self.observation_dtype = self._checked_dtype(observation_dtype)
+        self._kernels.observation_dtype = np.dtype(np.float32 if self.observation_dtype == "float32" else np.uint8)
         self._allocate()
         self._pool: ThreadPoolExecutor | None = None
         self.reset(seed)
+
+    def _checked_dtype(self, value: Any) -> str:
+        """``value`` if this game's kernels write observations of that kind, else
+        ``InvalidParameterError`` saying which they write."""
+        allowed = [name for name in OBSERVATION_DTYPES
+                   if name in self._kernels.observation_dtypes
+                   or (name == "bits" and "uint8" in self._kernels.observation_dtypes
+                       and self.game.observation_scale() is None)]
+        if not isinstance(value, str) or value not in allowed:
+            raise InvalidParameterError(
+                f"{self.env_id}: bad observation_dtype {short_repr(value)}; allowed: {', '.join(map(repr, allowed))}"
+                + ("" if "bits" in allowed else " ('bits' needs every plane 0/1)"))
+        return value
 
     # ----- buffers ---------------------------------------------------------------------------
     def _allocate(self) -> None:
@@ -156,11 +179,12 @@ class BatchEnv:
             raise InvalidParameterError(
                 f"{self.env_id}: max_moves={self.max_moves} with num_envs={b} needs {needed / 2**30:.1f} GiB "
                 f"of history; allowed: at most {MEMORY_LIMIT / 2**30:.0f} GiB (lower max_moves or num_envs)")
-        shape = (b, *self.observation_shape)
+        shape, cells = (b, *self.observation_shape), kernels.observation_dtype
         arrays = {
-            "obs": np.zeros(shape, np.float32), "mask": np.zeros((b, self.num_actions), np.bool_),
+            "obs": np.zeros(shape, cells),
+            "mask": np.zeros((b if self.has_action_mask else 0, self.num_actions), np.bool_),
             "player": np.zeros(b, np.int32), "rewards": np.zeros((b, self.num_players), np.float32),
-            "term": np.zeros(b, np.bool_), "trunc": np.zeros(b, np.bool_), "final_obs": np.zeros(shape, np.float32),
+            "term": np.zeros(b, np.bool_), "trunc": np.zeros(b, np.bool_), "final_obs": np.zeros(shape, cells),
             "moves": np.zeros(b, np.int32), "streams": np.zeros((b, 2), np.uint64),
             "hist": np.zeros((b, history), np.int16), "hlen": np.zeros(b, np.int32),
             "last_hist": np.zeros((b, history), np.int16), "last_hlen": np.full(b, -1, np.int32),
@@ -177,6 +201,9 @@ class BatchEnv:
         """The views kernels are called with: the ``common`` tuple and, where the game's kernels
         take one, the ``Rows`` box with its compiled entry point (``_run``; None otherwise)."""
         arrays, kernels = self._arrays, self._kernels
+        if not self.has_action_mask:  # the kernels write every row's mask into one shared row, never read
+            arrays["mask"] = np.lib.stride_tricks.as_strided(np.zeros(self.num_actions, np.bool_),
+                                                             (self.num_envs, self.num_actions), (0, 1))
         self._common = tuple(arrays[name] for name in COMMON_FIELDS)
         self._one_range = self.threads == 1 or self.num_envs < MIN_ROWS_PER_THREAD * self.threads
         self._box = self._run = None
@@ -187,14 +214,37 @@ class BatchEnv:
 
     @property
     def observation(self) -> np.ndarray:
-        """float32 ``[num_envs, *observation_shape]``: row i is what the player to move in game i
-        sees (a finished game, ``auto_reset=False``: its last position as its last mover saw it)."""
-        return self._arrays["obs"]
+        """``[num_envs, *observation_shape]``: row i is what the player to move in game i sees (a
+        finished game, ``auto_reset=False``: its last position as its last mover saw it). float32
+        as the rules core's, or with ``observation_dtype="uint8"`` its exact integers
+        (``Game.compact_observation``); ``"bits"``: uint8 ``[num_envs, ceil(cells / 8)]``, the
+        flattened 0/1 row packed eight cells per byte (``numpy.packbits`` order)."""
+        return self._packed(self._arrays["obs"])
+
+    def _packed(self, cells: np.ndarray) -> np.ndarray:
+        if self.observation_dtype != "bits":
+            return cells
+        return np.packbits(cells.reshape(self.num_envs, -1), axis=1)
 
     @property
     def action_mask(self) -> np.ndarray:
-        """bool ``[num_envs, num_actions]``: the legal actions of each game (all False when finished)."""
+        """bool ``[num_envs, num_actions]``: the legal actions of each game (all False when
+        finished). Not kept with ``action_mask=False`` (``legal_actions`` is)."""
+        if not self.has_action_mask:
+            raise AttributeError(f"{self.env_id}: this env was made with action_mask=False and keeps no dense mask; "
+                                 "read legal_actions and num_legal")
         return self._arrays["mask"]
+
+    @property
+    def legal_actions(self) -> np.ndarray:
+        """int32 ``[num_envs, max_legal]``: row i's legal actions are ``legal_actions[i, :num_legal[i]]``
+        (in the kernels' order; the entries after them are scratch)."""
+        return self._arrays["legal"]
+
+    @property
+    def num_legal(self) -> np.ndarray:
+        """int32 ``[num_envs]``: how many legal actions each game has (0 when finished)."""
+        return self._arrays["nlegal"]
 
     @property
     def current_player(self) -> np.ndarray:
@@ -203,8 +253,9 @@ class BatchEnv:
 
     @property
     def final_observation(self) -> np.ndarray:
-        """Rows of games that ended in the last ``step``: the last observation, as their last mover saw it."""
-        return self._arrays["final_obs"]
+        """Rows of games that ended in the last ``step``: the last observation, as their last mover
+        saw it (in the form of ``observation``)."""
+        return self._packed(self._arrays["final_obs"])
 
     @property
     def moves(self) -> np.ndarray:
@@ -306,13 +357,15 @@ class BatchEnv:
                 row, value = int(too_big[0]), int(values[too_big[0]])
                 raise IllegalActionError(f"row {row}: {self.core_state(row)._illegal_message(value, value)}")
         values = np.ascontiguousarray(values, dtype=np.int64)
-        bad = first_illegal(values, self._arrays["mask"], self._arrays["player"])
+        arrays = self._arrays
+        bad = first_illegal(values, arrays["mask"], arrays["player"], arrays["legal"], arrays["nlegal"], 0,
+                            self.num_envs)
         if bad >= 0:
             self._raise_illegal(bad, int(values[bad]))
         return values
 
     def _legal_text(self, row: int) -> str:
-        legal = np.flatnonzero(self._arrays["mask"][row])[:8]
+        legal = np.sort(self._arrays["legal"][row, :self._arrays["nlegal"][row]])[:8]
         return "legal actions of that row: " + (", ".join(map(str, legal)) if len(legal) else "none")
 
     def _step(self, actions: np.ndarray, final_view: int = -1) -> None:
@@ -436,6 +489,8 @@ class BatchEnv:
         state["_pool"] = None  # threads are not copied; a copy starts its own
         for name in ("_common", "_box", "_run"):  # views and compiled entry points: made again
             del state[name]
+        if not self.has_action_mask:  # the shared mask row is made again (a pickle would copy it per row)
+            state["_arrays"] = {name: array for name, array in self._arrays.items() if name != "mask"}
         return state
 
     def __setstate__(self, state: dict) -> None:
@@ -448,7 +503,9 @@ class BatchEnv:
             self._pool = None
 
     def __repr__(self) -> str:
-        return f"<BatchEnv {self.env_id} num_envs={self.num_envs} params={self.game.params}>"
+        dtype = "" if self.observation_dtype == "float32" else f" observation_dtype={self.observation_dtype}"
+        dtype += "" if self.has_action_mask else " action_mask=False"
+        return f"<BatchEnv {self.env_id} num_envs={self.num_envs}{dtype} params={self.game.params}>"
 
 
 def count_decisions(state: State) -> int:

@@ -56,6 +56,20 @@ class Game:
     def new_initial_state(self) -> "State":
         raise NotImplementedError
 
+    def observation_scale(self) -> np.ndarray | None:
+        """Per plane (the observation's last axis), the integer a plane's value is a count of:
+        the plane holds ``count / scale``. None when every plane is 0/1."""
+        return None
+
+    def compact_observation(self, observation: np.ndarray) -> np.ndarray:
+        """The uint8 form of float32 observations (any leading axes): every plane as the exact
+        integer it is a fraction of (``observation_scale``), capped at 255; 0/1 planes as they are."""
+        scale = self.observation_scale()
+        values = np.asarray(observation)
+        if scale is None:
+            return values.astype(np.uint8)
+        return np.minimum(np.rint(values * scale), 255).astype(np.uint8)
+
     @property
     def state_shape(self) -> tuple[int, ...]:
         """The shape of ``State.state_tensor()``: the observation shape, unless the game's full

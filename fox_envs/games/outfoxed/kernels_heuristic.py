@@ -157,13 +157,14 @@ def _read_table(st, i, me: int, counts, weights) -> None:
 
 
 @njit(cache=True, inline="always")
-def _keep_best(st, i, me: int, legal_row, n: int, mask_row, best) -> int:
+def _keep_best(st, i, me: int, legal_row, n: int, best) -> int:
     """The first kept colour again while it is allowed, else every allowed pick."""
     for c in range(6):
         if st[i, KEPT + 6 * me + c] > 0:
-            if mask_row[c]:
-                best[0] = c
-                return 1
+            for k in range(n):  # allowed: in the legal list (the dense mask may be off)
+                if legal_row[k] == c:
+                    best[0] = c
+                    return 1
             break
     for k in range(n):
         best[k] = legal_row[k]
@@ -250,7 +251,7 @@ def _call(st, i, me: int, counts, weights, foxes) -> int:
 def _row_best(i, st, common, best, counts, weights, foxes, scores) -> int:
     """The heuristic's best actions of row ``i`` into ``best`` (legal order); their count (0 for
     a finished game)."""
-    mask, player, legal, nlegal = common[1], common[2], common[13], common[14]
+    player, legal, nlegal = common[2], common[13], common[14]
     me = player[i]
     if me < 0:
         return 0
@@ -258,7 +259,7 @@ def _row_best(i, st, common, best, counts, weights, foxes, scores) -> int:
     legal_row = legal[i]
     phase = st[i, PHASE]
     if phase == KEEP:
-        return _keep_best(st, i, me, legal_row, n, mask[i], best)
+        return _keep_best(st, i, me, legal_row, n, best)
     _read_table(st, i, me, counts, weights)
     if phase == CALLING:
         best[0] = _call(st, i, me, counts, weights, foxes)

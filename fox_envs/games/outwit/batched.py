@@ -21,6 +21,7 @@ class OutwitKernels(GameKernels):
     """Outwit's row state (``kernels.STATE_FIELDS``, one attribute each) and its kernels."""
 
     max_legal = LEGAL_CAPACITY  # MAX_LEGAL plus room for the power chip's last 9-wide ray write
+    observation_dtypes = ("float32", "uint8")
 
     def allocate(self, num_envs: int) -> None:
         self.chips = np.zeros((num_envs, 2, 9), np.int8)
@@ -34,7 +35,8 @@ class OutwitKernels(GameKernels):
         self.key = np.zeros(num_envs, np.uint64)
         self.reps = np.zeros((num_envs, 2), np.int32)
         self.scale = float(self.game.max_moves_default)
-        self.stream = num_envs * CELLS * 4 >= STREAM_BYTES
+        # streaming stores are for float32 rows only
+        self.stream = self.observation_dtype == np.float32 and num_envs * CELLS * 4 >= STREAM_BYTES
         # the kernels' ``state``: the same arrays in ``STATE_FIELDS`` order, made once
         self.state = (self.chips, self.slot, self.occ, self.lines, self.home, self.tomove, self.passes, self.last,
                       self.key, self.reps)

@@ -69,6 +69,7 @@ from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from numba.extending import intrinsic
 
 from fox_envs.batch._box import PICK, prepare
+from fox_envs.batch._obs import plane_capped, plane_ratio
 from fox_envs.batch._rows import (TERMINAL, borrowed, clear_legal, clear_repetitions, count_position, keep_history,
                                   push_history, record_end, table_slot, take_action)
 from fox_envs.games.outwit import rules
@@ -169,6 +170,11 @@ _X86 = platform.machine().lower() in ("x86_64", "amd64", "i386", "i686")
 _F16 = ir.VectorType(ir.FloatType(), VECTOR)
 
 
+def _vector_of(context, array_type):
+    """The LLVM vector of ``VECTOR`` elements of ``array_type``'s element type (float or byte)."""
+    return ir.VectorType(context.get_data_type(array_type.dtype), VECTOR)
+
+
 def _pointer(context, builder, array_type, array, index):
     view = context.make_array(array_type)(context, builder, array)
     return builder.gep(view.data, [index])
@@ -200,17 +206,20 @@ def _address(typingctx, array):
 
 @intrinsic
 def _fill_squares(typingctx, out, pattern, count):
-    """``pattern[0:16]`` (float32) stored at ``out[13 * k]`` for k in 0..count-1, one vector store
-    each (each overlaps the next square's first three cells, which that square's store rewrites)."""
+    """``pattern[0:16]`` (of ``out``'s element type) stored at ``out[13 * k]`` for k in
+    0..count-1, one vector store each (each overlaps the next square's first three cells, which
+    that square's store rewrites)."""
     def codegen(context, builder, signature, args):
+        vector = _vector_of(context, signature.args[0])
+        align = signature.args[0].dtype.bitwidth // 8
         source = builder.bitcast(_pointer(context, builder, signature.args[1], args[1],
-                                          context.get_constant(types.intp, 0)), _F16.as_pointer())
-        value = builder.load(source, align=4, typ=_F16)
+                                          context.get_constant(types.intp, 0)), vector.as_pointer())
+        value = builder.load(source, align=align, typ=vector)
         view = context.make_array(signature.args[0])(context, builder, args[0])
         with cgutils.for_range(builder, args[2]) as loop:
             offset = builder.mul(loop.index, context.get_constant(types.intp, NUM_PLANES))
-            target = builder.bitcast(builder.gep(view.data, [offset]), _F16.as_pointer())
-            builder.store(value, target, align=4)
+            target = builder.bitcast(builder.gep(view.data, [offset]), vector.as_pointer())
+            builder.store(value, target, align=align)
         return context.get_dummy_value()
     return types.void(out, pattern, types.intp), codegen
 
@@ -218,7 +227,7 @@ def _fill_squares(typingctx, out, pattern, count):
 @intrinsic
 def _stream16(typingctx, out, index, source, source_index):
     """``source[source_index:+16]`` stored at ``out[index:+16]`` with one non-temporal 64-byte
-    store (the target must be 64-byte aligned): it goes to memory without reading the line first
+    store (float32 rows only; the target must be 64-byte aligned): it goes to memory without reading the line first
     and without filling the cache."""
     def codegen(context, builder, signature, args):
         source = builder.bitcast(_pointer(context, builder, signature.args[2], args[2], args[3]), _F16.as_pointer())
@@ -398,8 +407,8 @@ def _build_view(out, pattern, i, state, history_length, viewer, to_move_flag, sc
     pattern[6] = 1.0
     pattern[7] = to_move_flag
     pattern[8] = 1.0 if passes[i] > 0 else 0.0
-    pattern[9] = np.float32(min(reps, 3) / 3.0)
-    pattern[10] = np.float32(min(1.0, history_length / scale)) if history_length > 0 else np.float32(0.0)
+    pattern[9] = plane_ratio(pattern, min(reps, 3), 3.0)
+    pattern[10] = plane_capped(pattern, history_length, scale) if history_length > 0 else 0
     _fill_squares(out, pattern, NUM_SQUARES - 1)
     for k in range(NUM_PLANES):  # the last square by itself: a vector store would run past the row
         out[(NUM_SQUARES - 1) * NUM_PLANES + k] = pattern[k]
@@ -496,7 +505,7 @@ def reset_rows(lo, hi, which, state, common, scale, stream) -> None:
     state = borrowed(state)
     which = borrowed((which,))[0]
     obs, mask, legal, nlegal = common[0], common[1], common[13], common[14]
-    scratch = np.empty(CELLS + 2 * VECTOR, np.float32)
+    scratch = np.empty(CELLS + 2 * VECTOR, obs.dtype)
     flat = obs.reshape((obs.shape[0], CELLS))
     for i in range(lo, hi):
         if which[i]:
@@ -519,7 +528,7 @@ def step_rows(lo, hi, actions, state, common, max_moves, auto_reset, final_view,
     tomove = state[5]
     flat = obs.reshape((obs.shape[0], CELLS))
     final_flat = final_obs.reshape((final_obs.shape[0], CELLS))
-    scratch = np.empty((2, CELLS + 2 * VECTOR), np.float32)
+    scratch = np.empty((2, CELLS + 2 * VECTOR), obs.dtype)
     # streaming: a row's view is built in one scratch buffer and streamed out after the next
     # row's is built in the other (its stores have reached the cache by then)
     pending = -1
@@ -580,7 +589,7 @@ def replay_row(i, history, state, common, scale) -> None:
     player[i] = tomove[i]
     _write_legal(i, state, mask, legal, nlegal)
     flat = obs.reshape((obs.shape[0], CELLS))
-    scratch = np.empty(CELLS + 2 * VECTOR, np.float32)
+    scratch = np.empty(CELLS + 2 * VECTOR, obs.dtype)
     _write_view(flat[i], scratch, i, state, hlen[i], tomove[i], 1.0, scale, False)
 
 

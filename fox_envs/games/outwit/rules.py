@@ -329,6 +329,12 @@ class OutwitGame(Game):
         self.num_actions = NUM_ACTIONS
         self.observation_shape = (NUM_ROWS, NUM_COLUMNS, NUM_PLANES)
 
+    def observation_scale(self) -> np.ndarray:
+        """Plane 9 counts occurrences (of 3), plane 10 moves played (of ``max_moves_default``)."""
+        scale = np.ones(NUM_PLANES, np.float32)
+        scale[9], scale[10] = 3, self.max_moves_default
+        return scale
+
     def new_initial_state(self) -> "OutwitState":
         return OutwitState(self)
 

@@ -15,6 +15,7 @@ class XCeterOKernels(GameKernels):
     """The rows' state as five arrays (see ``kernels``); ``ordered`` is the ``ordered_rows`` rule."""
 
     max_legal = 9
+    observation_dtypes = ("float32", "uint8")
 
     def allocate(self, num_envs: int) -> None:
         self.board = np.zeros((num_envs, 9), np.int8)
