@@ -194,7 +194,7 @@ def test_pickle_and_deepcopy_continue_identically(env_id, params):
 
 @pytest.mark.parametrize("env_id, params", CASES)
 def test_threads_give_the_same_games(env_id, params):
-    rows = 2 * fox_envs.batch.env.MIN_ROWS_PER_THREAD + 5  # enough rows for two threads
+    rows = 2 * fox_envs.batch.env.kernels_class(env_id).min_rows_per_thread + 5  # enough rows for two threads
     one = fox_envs.batch.make(env_id, rows, seed=13, **params)
     two = fox_envs.batch.make(env_id, rows, seed=13, threads=2, **params)
     for _ in range(30):

@@ -43,7 +43,7 @@ def test_step_random_plays_what_random_actions_would(env_id, params, auto_reset)
 
 @pytest.mark.parametrize("env_id", fox_envs.batch.ENV_IDS)
 def test_step_random_with_threads_and_after_copies(env_id, monkeypatch):
-    monkeypatch.setattr(fox_envs.batch.env, "MIN_ROWS_PER_THREAD", 4)  # threads even for a few rows
+    monkeypatch.setattr(fox_envs.batch.env.kernels_class(env_id), "min_rows_per_thread", 4)  # threads for few rows
     threaded = fox_envs.batch.make(env_id, 21, seed=8, threads=3)
     single = fox_envs.batch.make(env_id, 21, seed=8)
     assert not threaded._one_range

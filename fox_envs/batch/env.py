@@ -23,7 +23,7 @@ from fox_envs.core.params import integer_in, seed_value, short_repr
 from fox_envs.core.registry import GAMES, load_object, make_game
 
 MEMORY_LIMIT = 4 << 30  # bytes of history and repetition tables a BatchEnv may allocate
-MIN_ROWS_PER_THREAD = 256  # below this a thread's share costs more to hand out than to step
+MIN_ROWS_PER_THREAD = 256  # the default of GameKernels.min_rows_per_thread
 
 
 class GameKernels:
@@ -40,6 +40,9 @@ class GameKernels:
     run: Any = None
     # the observation element types the kernels write (``fox_envs.batch._obs``)
     observation_dtypes: tuple[str, ...] = ("float32",)
+    # the fewest rows per thread worth a thread: below it handing a share to a thread costs more
+    # than stepping it (measured per game by ``benchmarks/batch_bench.py --threads-table``)
+    min_rows_per_thread: int = MIN_ROWS_PER_THREAD
 
     def __init__(self, game: Game) -> None:
         self.game = game
@@ -205,7 +208,7 @@ class BatchEnv:
             arrays["mask"] = np.lib.stride_tricks.as_strided(np.zeros(self.num_actions, np.bool_),
                                                              (self.num_envs, self.num_actions), (0, 1))
         self._common = tuple(arrays[name] for name in COMMON_FIELDS)
-        self._one_range = self.threads == 1 or self.num_envs < MIN_ROWS_PER_THREAD * self.threads
+        self._one_range = self.threads == 1 or self.num_envs < kernels.min_rows_per_thread * self.threads
         self._box = self._run = None
         if kernels.run is not None:
             self._box = new_rows(self._common, kernels.box_state(), kernels.box_extra())
@@ -265,7 +268,7 @@ class BatchEnv:
     # ----- running kernels over row ranges -----------------------------------------------------
     def _over_rows(self, function, *args: Any) -> None:
         """Run ``function(lo, hi, *args)`` over every row, split across ``threads`` threads (one
-        thread when there are fewer than ``MIN_ROWS_PER_THREAD`` rows per thread); the calling
+        thread when there are fewer than the game's ``min_rows_per_thread`` per thread); the calling
         thread runs the first range. An interrupt while waiting lets every range finish first, so
         each row is whole."""
         if self._one_range:
