@@ -8,12 +8,20 @@ multisets are two 32-bit words (``MULTISETS`` order).
 
 Chance: the first player (1/2 each), then the round's 22 deals. A deal draws a colour with
 probability proportional to what is left, so the 22 deals are drawn as 22 integer tickets at
-once (ticket ``i`` uniform below the cards left, 54 - i) and decoded by a ``lax.scan`` over the
-shrinking deck (a small body, 22 times): the same draws the generic loop makes, without a
-``while_loop``. The outcomes go into the history in the core's order (first player, then the
-first player's 12 cards, then the second's 10), as one block written at the history's end.
-(Decoded in one unrolled pass, 22 deals times 6 colours of dependent updates, the batched
-step's XLA compile ran for minutes and took gigabytes; the scan compiles in seconds.)
+once (ticket ``i`` uniform below the cards left, 54 - i: every round deals from the 54 cards
+nobody kept) and decoded in order against the shrinking deck: the same draws the generic loop
+makes, without a ``while_loop``. The tickets come from 8 random words (4 Threefry blocks, not
+22): two 128-bit numbers, each cut into the mixed-radix digits of its group of tickets by
+multiplying by the spans over 26-bit limbs (see ``_tickets``; uniform up to 2**-64 per outcome,
+as ``jax.random.randint``). The decode keeps the deck as 5 cumulative counts, separate per-game
+numbers: a deal is 5 compares and 5 subtractions. Both chains are unrolled and cut by
+``materialize`` after every ticket and every deal; without the cuts XLA fuses the whole chain
+into each later use (quadratic work and minutes of compile). The outcomes go into the history
+in the core's order (first player, then the first player's 12 cards, then the second's 10), as
+one block written at the history's end (an in-place update).
+
+Every position ``resolve_chance`` returns is materialized: the observation and the mask read it
+per element, and XLA would otherwise redo the whole ``apply`` for each of their elements.
 
 Exact floats: the observation's fractions (hand / 12, turn / 18, ...) are looked up in float32
 tables of the core's float64 quotients, since XLA turns a division by a constant into a product
@@ -120,6 +128,53 @@ class Position(NamedTuple):
     pending: jax.Array  # int32: the first player's special-turn card, square0 * 6 + colour, -1 none
     stats: jax.Array  # int32 [2, 4]: per seat called true, called lies, calls made, call chances
     finished: jax.Array  # bool: a fox reached 6
+
+
+DECK_SIZE = 6 * CARDS_PER_COLOUR - 6  # a round deals from the 54 cards nobody kept
+WORDS_PER_GROUP = 4  # 128 random bits per group of tickets
+# the tickets' spans: the first player (2), then deal i uniform below the cards left, 54 - i
+TICKET_EVERY = DEAL_EVERY = 1
+LIMB_MASK, TOP_MASK = np.uint32((1 << 26) - 1), np.uint32((1 << 24) - 1)
+TICKET_GROUPS = ((2,) + tuple(DECK_SIZE - i for i in range(11)), tuple(DECK_SIZE - i for i in range(11, DEAL_TOTAL)))
+
+
+def _tickets(words: jax.Array) -> tuple[jax.Array, list[jax.Array]]:
+    """The first-player ticket (uniform below 2) and the 22 deal tickets (ticket ``i`` uniform
+    below ``54 - i``) from ``2 * WORDS_PER_GROUP`` random uint32 words: each group of
+    ``TICKET_GROUPS`` is the mixed-radix digits of ``floor(U * N / 2**128)`` for the 128-bit
+    number ``U`` of its words and ``N`` the product of its spans (below 2**64): every
+    combination of tickets comes with probability ``1 / N`` up to ``2**-128``, each ticket
+    uniform up to ``2**-64`` (as ``jax.random.randint``). A digit is the carry out of ``U * span``
+    over 26-bit limbs (a limb times a span below 64 fits 32 bits; no division); what stays
+    below the carry is the next digit's ``U``."""
+    tickets = []
+    for group, spans in enumerate(TICKET_GROUPS):
+        w = [words[group * WORDS_PER_GROUP + i] for i in range(WORDS_PER_GROUP)]  # least significant first
+        limbs = [w[0] & LIMB_MASK, (w[0] >> 26) | ((w[1] << 6) & LIMB_MASK), (w[1] >> 20) | ((w[2] << 12) & LIMB_MASK),
+                 (w[2] >> 14) | ((w[3] << 18) & LIMB_MASK), w[3] >> 8]  # 26, 26, 26, 26, 24 bits
+        for span in spans:
+            carry = jnp.uint32(0)
+            for j, limb in enumerate(limbs):
+                product = limb * jnp.uint32(span) + carry
+                if j < len(limbs) - 1:
+                    limbs[j] = product & LIMB_MASK
+                    carry = product >> 26
+                else:  # the top limb: 24 bits below 2**128
+                    limbs[j] = product & TOP_MASK
+                    carry = product >> 24
+            tickets.append(carry)
+            if len(tickets) % TICKET_EVERY == 0:  # once per row (a chain XLA would fuse into each later use)
+                limbs = list(materialize(jnp.stack(limbs)))
+    return tickets[0], tickets[1:]
+
+
+def materialize(values: jax.Array) -> jax.Array:
+    """``values`` unchanged, computed once per row: a sum with zeros is a reduction, which XLA
+    does not fuse into (and so repeat in) each element of a wide consumer such as the
+    observation or the mask (the CPU pipeline drops ``optimization_barrier`` before fusion)."""
+    if values.dtype == jnp.bool_:
+        return materialize(values.astype(jnp.int8)).astype(jnp.bool_)
+    return jnp.sum(jnp.stack([values, jnp.zeros_like(values)]), axis=0).astype(values.dtype)
 
 
 def _hot(size: int, index: jax.Array) -> jax.Array:
@@ -398,51 +453,57 @@ class OutfoxedJax(JaxRules):
     # ----- chance -------------------------------------------------------------------------------
     def resolve_chance(self, position: Position, key: jax.Array, history: jax.Array,
                        length: jax.Array) -> tuple[Position, jax.Array, jax.Array]:
-        """The first-player draw (if due), then the round's deals (if due): ticket ``i`` is
-        uniform below the cards left and picks the colour whose cumulative count passes it, as
-        ``draw_chance`` does one event at a time; a ``lax.scan`` decodes the 22 tickets against
-        the shrinking deck. The outcomes are written as one block. Nothing is drawn for
+        """The first-player draw (if due), then the round's 22 deals (if due), from the tickets
+        of ``_tickets`` (see the module docstring): deal ``i`` takes the colour whose cumulative
+        count in what is left passes ticket ``i``, as ``draw_chance`` does one event at a time.
+        Unrolled over the colours' counts as separate per-game numbers (a chain of integer
+        operations XLA fuses). The outcomes are written as one block. Nothing is drawn for
         ``initial()``'s position (numpy arrays: the scoring picks come first)."""
         if isinstance(position.phase, np.ndarray) and int(position.phase) == KEEP:
             return jax.tree_util.tree_map(jnp.asarray, position), history, length  # initial(): no chance yet
-        first_key, deal_key = jax.random.split(key)
+        first_ticket, tickets = _tickets(jax.random.bits(key, (2 * WORDS_PER_GROUP,), jnp.uint32))
         at_first = position.phase == FIRST
-        first_draw = jax.random.randint(first_key, (), 0, 2, dtype=jnp.int32)
+        first_draw = first_ticket.astype(jnp.int32)
         fresh_deck = CARDS_PER_COLOUR - position.kept[0] - position.kept[1]
-        position = position._replace(  # the rest of the round's fields are still as initial() has them
-            first=jnp.where(at_first, first_draw, position.first),
-            round=jnp.where(at_first, 1, position.round).astype(jnp.int32),
-            deck=jnp.where(at_first, fresh_deck, position.deck).astype(jnp.int8),
-            phase=jnp.where(at_first, DEAL, position.phase).astype(jnp.int32))
-        at_deal = position.phase == DEAL
-        deck = position.deck.astype(jnp.int32)
-        spans = jnp.maximum(jnp.sum(deck) - jnp.arange(DEAL_TOTAL, dtype=jnp.int32), 1)
-        tickets = jax.random.randint(deal_key, (DEAL_TOTAL,), 0, spans, dtype=jnp.int32)
-        numbers = position.dealt + jnp.arange(DEAL_TOTAL, dtype=jnp.int32)  # each ticket's deal number
-
-        def deal(carry: tuple[jax.Array, jax.Array], ticket_number: tuple[jax.Array, jax.Array]) -> tuple:
-            deck, gets = carry  # [colour], [first / second player, colour]
-            ticket, number = ticket_number
-            active = at_deal & (number < DEAL_TOTAL)
-            colour = jnp.sum(jnp.cumsum(deck)[:5] <= ticket).astype(jnp.int32)
-            hot = (jnp.arange(6) == colour) & active
-            to_second = (jnp.arange(2) == (number >= FIRST_HAND).astype(jnp.int32))[:, None]
-            return (deck - hot, gets + (to_second & hot[None, :])), jnp.where(active, colour, 0)
-
-        (deck, gets), deals = jax.lax.scan(deal, (deck, jnp.zeros((2, 6), jnp.int32)), (tickets, numbers))
-        dealt = position.dealt
-        drawn = jnp.sum(at_deal & (numbers < DEAL_TOTAL)).astype(jnp.int32)
-        by_seat = jnp.where(position.first == 0, gets, gets[::-1])
-        new_dealt = dealt + drawn
+        at_deal = at_first | (position.phase == DEAL)
+        deck = jnp.where(at_first, fresh_deck, position.deck).astype(jnp.int32)
+        first = jnp.where(at_first, first_draw, position.first)
+        # deal i: colour = the colours whose cumulative count left is at most the ticket; each
+        # cumulative count from the drawn colour up loses one
+        start = [jnp.sum(deck[: k + 1]) for k in range(5)]
+        cumulative = list(start)
+        deals = []
+        for number, ticket in enumerate(tickets):
+            ticket = ticket.astype(jnp.int32)
+            above = [(c > ticket).astype(jnp.int32) for c in cumulative]  # colour <= k
+            deals.append(5 - sum(above))
+            cumulative = [c - b for c, b in zip(cumulative, above)]
+            if number % DEAL_EVERY == DEAL_EVERY - 1:
+                cumulative = list(materialize(jnp.stack(cumulative)))
+            if number == FIRST_HAND - 1:
+                after_first = cumulative
+        def counts(cumulative: list, total: jax.Array) -> jax.Array:
+            ends = jnp.stack(cumulative + [total])
+            return ends - jnp.concatenate([jnp.zeros(1, jnp.int32), ends[:5]])
+        total = jnp.sum(deck)
+        left = counts(cumulative, total - DEAL_TOTAL)
+        after_first = counts(after_first, total - FIRST_HAND)
+        first_hand = deck - after_first
+        second_hand = after_first - left
+        by_seat = jnp.where((jnp.arange(2) == first)[:, None], first_hand[None, :], second_hand[None, :])
+        deals = jnp.where(at_deal, jnp.stack(deals), 0)
         position = position._replace(
-            deck=deck.astype(jnp.int8),
-            hands=(position.hands.astype(jnp.int32) + by_seat).astype(jnp.int8),
-            dealt=new_dealt,
-            phase=jnp.where(at_deal & (new_dealt == DEAL_TOTAL), PUT, position.phase).astype(jnp.int32))
+            first=first.astype(jnp.int32),
+            round=jnp.where(at_first, 1, position.round).astype(jnp.int32),
+            deck=jnp.where(at_deal, left, deck).astype(jnp.int8),
+            hands=jnp.where(at_deal, position.hands.astype(jnp.int32) + by_seat, position.hands).astype(jnp.int8),
+            dealt=jnp.where(at_deal, DEAL_TOTAL, position.dealt).astype(jnp.int32),
+            phase=jnp.where(at_deal, PUT, position.phase).astype(jnp.int32))
         block = jnp.where(at_first, jnp.concatenate([first_draw[None], deals]),
                           jnp.concatenate([deals, jnp.zeros(1, jnp.int32)]))
         history = jax.lax.dynamic_update_slice(history, block.astype(history.dtype), (length,))
-        return position, history, length + at_first + drawn
+        position = jax.tree_util.tree_map(materialize, position)
+        return position, history, length + at_first + DEAL_TOTAL * at_deal
 
     # ----- observation --------------------------------------------------------------------------
     def observe(self, position: Position, player: jax.Array) -> jax.Array:
