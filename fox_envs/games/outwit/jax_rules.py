@@ -84,6 +84,7 @@ ORTHOGONAL_LENGTH = jnp.asarray(np.array([[len(ray) for ray in rays[:4]] for sid
 RUN_ROW = jnp.asarray(_clear_runs(NUM_COLUMNS))  # row column * 1024 + pattern: clear squares right, left
 RUN_COLUMN = jnp.asarray(_clear_runs(NUM_ROWS))  # row row * 512 + pattern: clear squares up, down
 DELTA = jnp.asarray([dr * NUM_COLUMNS + dc for dr, dc in rules.DIRECTIONS], jnp.int32)  # a step's square change
+COLUMN_BITS = jnp.asarray(2.0 ** np.arange(NUM_COLUMNS), jnp.float32)
 CORNER_FLAT = jnp.asarray(np.array(rules.IN_CORNER, np.bool_).ravel())
 SQUARES = jnp.arange(NUM_SQUARES, dtype=jnp.int32)
 START_CHIPS = np.array([[SQUARE_INDEX[rules.START_POWER[p]]] + [SQUARE_INDEX[n] for n in rules.START_REGULAR[p]]
@@ -175,12 +176,13 @@ class OutwitJax(JaxRules):
         many squares the chip may pass before a chip, the edge or a wall. An orthogonal run is the
         clear run along the chip's row or column, looked up by the line's occupancy pattern and
         capped by the ray's length; a diagonal one reads the occupancy along the ray."""
-        mover = jnp.clip(position.player, 0, 1)
+        mover = materialize(jnp.clip(position.player, 0, 1))
         squares = materialize(jnp.where(mover == 0, position.chips[0], position.chips[1]).astype(jnp.int32))
-        occupied = position.board != 0
-        grid = occupied.reshape(NUM_ROWS, NUM_COLUMNS).astype(jnp.int32)
-        row_lines = jnp.sum(jnp.left_shift(grid, jnp.arange(NUM_COLUMNS)[None, :]), axis=1)  # bit = column
-        column_lines = jnp.sum(jnp.left_shift(grid, jnp.arange(NUM_ROWS)[:, None]), axis=0)  # bit = row
+        occupied = materialize(position.board) != 0
+        grid = occupied.reshape(NUM_ROWS, NUM_COLUMNS).astype(jnp.float32)
+        # each line's occupancy pattern (bit = column, bit = row) as a product with powers of two
+        row_lines = (grid @ COLUMN_BITS).astype(jnp.int32)
+        column_lines = (COLUMN_BITS[:NUM_ROWS] @ grid).astype(jnp.int32)
         row, column = squares // NUM_COLUMNS, squares % NUM_COLUMNS
         # the table rows once per chip (not recomputed for each entry read)
         across_at = materialize(column * (1 << NUM_COLUMNS) + row_lines[row])
@@ -242,7 +244,7 @@ class OutwitJax(JaxRules):
         # the key and its slot once per row (not recomputed for every entry of the table)
         key = materialize(position_key(chips, to_move))
         slot = materialize(jnp.where(counted, to_move * half + ply // 2, -1))
-        same_mover = jax.lax.dynamic_slice_in_dim(position.seen, to_move * half, half, axis=1)  # ply % 2
+        same_mover = jnp.where(to_move == 0, position.seen[:, :half], position.seen[:, half:])  # ply % 2
         seen_before = jnp.sum(jnp.all(same_mover == key[:, None], axis=0), dtype=jnp.int32)
         reps = seen_before + counted.astype(jnp.int32)
         repeated = counted & (reps >= 3)
@@ -257,17 +259,20 @@ class OutwitJax(JaxRules):
         the opponent's corner; 6 empty; 7 ones when the viewer is to move; 8 ones after a pass;
         9 the repetition count / 3; 10 the history length / 300 (at most 1); 11 / 12 the last
         move's from and to squares. One broadcast sum over [90, 13] (the planes are disjoint)."""
-        viewer = jnp.clip(player, 0, 1)
-        board = position.board[:, None]
+        # the board and the row's values once (not recomputed, from the step's selects, for
+        # each of the 1,170 entries)
+        board = materialize(position.board)[:, None]
+        last, to_move, passes, reps, ply, viewer = materialize(jnp.stack([
+            position.last, position.player, position.passes, position.reps, position.ply,
+            jnp.clip(player, 0, 1).astype(jnp.int32)]))
         chip_planes = board == jnp.where(viewer == 0, PLANE_CODE[0], PLANE_CODE[1])
-        last = position.last
         moved = (last >= 0) & (last != PASS)
         origin = jnp.where(moved, last // NUM_SQUARES, -1)
         target = jnp.where(moved, last % NUM_SQUARES, -1)
-        flags = (jnp.where(PLANES == 7, (position.player == viewer).astype(jnp.float32), 0.0)
-                 + jnp.where(PLANES == 8, (position.passes > 0).astype(jnp.float32), 0.0)
-                 + jnp.where(PLANES == 9, REPETITION_PLANE[jnp.clip(position.reps, 0, 3)], 0.0)
-                 + jnp.where(PLANES == 10, PROGRESS_PLANE[jnp.clip(position.ply, 0, PROGRESS_SCALE)], 0.0))
+        flags = (jnp.where(PLANES == 7, (to_move == viewer).astype(jnp.float32), 0.0)
+                 + jnp.where(PLANES == 8, (passes > 0).astype(jnp.float32), 0.0)
+                 + jnp.where(PLANES == 9, REPETITION_PLANE[jnp.clip(reps, 0, 3)], 0.0)
+                 + jnp.where(PLANES == 10, PROGRESS_PLANE[jnp.clip(ply, 0, PROGRESS_SCALE)], 0.0))
         squares = SQUARES[:, None]
         planes = (chip_planes.astype(jnp.float32) + jnp.where(viewer == 0, CORNER_PLANES[0], CORNER_PLANES[1])
                   + flags[None, :] + ((squares == origin) & (PLANES == 11)).astype(jnp.float32)
