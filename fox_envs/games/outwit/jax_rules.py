@@ -14,13 +14,15 @@ the mask compares each target's distance (``REACH``) with the run in its directi
 a zero mask, that row written as one slice and the at most 32 regular moves (or ``pass``) set by
 a small scatter: no work per entry of the 8,101 beyond writing it.
 
-A repetition key is four uint32 words, exact: the occupied squares (90 bits), the player to move,
-and per occupied square in square order whether it holds a dark chip, plus the ranks of the two
-power chips among the occupied squares. Keys are stored by ply, the positions with player_0 to
-move apart from those with player_1 to move, and a new key is compared with its own half only.
+A repetition key is three uint32 words, exact: the rank of the set of occupied squares among all
+sets of 18 squares (two words), and per occupied square in square order whether it holds a dark
+chip, the ranks of the two power chips among the occupied squares and the player to move. Keys
+are stored by ply, the positions with player_0 to move apart from those with player_1 to move,
+and a new key is compared with its own half only.
 """
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import jax
@@ -35,7 +37,7 @@ from fox_envs.jax.rules import JaxRules, materialize
 
 RAY_SLOTS = 9  # the longest ray
 NO_SQUARE = NUM_SQUARES  # a ray's padding: reads as occupied
-UNUSED = np.uint32(0xFFFFFFFF)  # a repetition key word no position has (bits 27-31 of word 2)
+UNUSED = np.uint32(0xFFFFFFFF)  # a repetition key word no position has (bits 29-31 of word 2)
 
 
 def _ray_table() -> np.ndarray:
@@ -121,22 +123,44 @@ class Position(NamedTuple):
     player: jax.Array  # int32: the player to move, TERMINAL once over
     winner: jax.Array  # int32: -1 none
     reps: jax.Array  # int32: how often the current position has occurred (observation plane 9)
-    seen: jax.Array  # uint32 [4, 2 * (max_moves // 2 + 1)]: the key after ply n at [:, n % 2 * half + n // 2]
+    seen: jax.Array  # uint32 [3, 2 * (max_moves // 2 + 1)]: the key after ply n at [:, n % 2 * half + n // 2]
     #                  (n % 2 is the player to move: a key is compared with its own half only)
 
 
+def _choose_limbs() -> np.ndarray:
+    """``C(n, k)`` for n < 90, k <= 18 as three 22-bit limbs (int32 ``[90, 19, 3]``, low first)."""
+    table = np.zeros((NUM_SQUARES, 19, 3), np.int32)
+    for n in range(NUM_SQUARES):
+        for k in range(19):
+            value = math.comb(n, k)
+            table[n, k] = [(value >> (LIMB * i)) & LIMB_MASK for i in range(3)]
+    return table
+
+
+LIMB, LIMB_MASK = 22, (1 << 22) - 1
+CHOOSE = jnp.asarray(_choose_limbs())
+
+
 def position_key(chips: jax.Array, to_move: jax.Array) -> jax.Array:
-    """The exact repetition key (uint32 [4]) of the chips ``chips`` with ``to_move`` to move:
-    words 0-2 the occupied squares (bit 26 of word 2: player_1 to move); word 3, bit i: the i-th
-    occupied square holds a dark chip, bits 18-22 and 23-27 the ranks of the power chips."""
+    """The exact repetition key (uint32 [3]) of the chips ``chips`` with ``to_move`` to move.
+    Words 0-1: the rank of the 18 occupied squares among all sets of 18 squares (colex:
+    ``sum C(square, i + 1)`` over the squares in order, below ``C(90, 18) < 2**62``); word 2,
+    bit i: the i-th occupied square holds a dark chip, bits 18-22 and 23-27 the ranks of the
+    power chips, bit 28 player_1 to move (bits 29-31 clear)."""
     squares = chips.reshape(18).astype(jnp.int32)
-    bits = jnp.left_shift(jnp.uint32(1), (squares % 32).astype(jnp.uint32))
-    words = [jnp.sum(jnp.where(squares // 32 == w, bits, jnp.uint32(0)), dtype=jnp.uint32) for w in range(3)]
-    words[2] = words[2] | jnp.left_shift(to_move.astype(jnp.uint32), 26)
-    rank = jnp.sum(squares[None, :] < squares[:, None], axis=1, dtype=jnp.int32).astype(jnp.uint32)
+    rank = jnp.sum(squares[None, :] < squares[:, None], axis=1, dtype=jnp.int32)
+    sums = jnp.sum(CHOOSE[squares, rank + 1], axis=0, dtype=jnp.int32)  # [3] limb sums, each < 2**27
+    low = sums[0] & LIMB_MASK
+    middle = sums[1] + (sums[0] >> LIMB)
+    high = sums[2] + (middle >> LIMB)  # below 2**18
+    middle = middle & LIMB_MASK
+    word0 = low.astype(jnp.uint32) | jnp.left_shift(middle.astype(jnp.uint32), LIMB)
+    word1 = jnp.right_shift(middle.astype(jnp.uint32), 32 - LIMB) | jnp.left_shift(high.astype(jnp.uint32), 2 * LIMB - 32)
+    rank = rank.astype(jnp.uint32)
     dark = jnp.sum(jnp.where(CHIP_IS_DARK, jnp.left_shift(jnp.uint32(1), rank), jnp.uint32(0)), dtype=jnp.uint32)
-    words.append(dark | jnp.left_shift(rank[0], 18) | jnp.left_shift(rank[9], 23))
-    return jnp.stack(words)
+    word2 = (dark | jnp.left_shift(rank[0], 18) | jnp.left_shift(rank[9], 23)
+             | jnp.left_shift(to_move.astype(jnp.uint32), 28))
+    return jnp.stack([word0, word1, word2])
 
 
 class OutwitJax(JaxRules):
@@ -154,7 +178,7 @@ class OutwitJax(JaxRules):
 
     def initial(self) -> Position:
         chips = jnp.asarray(START_CHIPS)
-        seen = jnp.full((4, 2 * self._half()), UNUSED, jnp.uint32)
+        seen = jnp.full((3, 2 * self._half()), UNUSED, jnp.uint32)
         seen = seen.at[:, 0].set(position_key(chips, jnp.int32(0)))
         return Position(jnp.asarray(START_BOARD), chips, jnp.zeros(2, jnp.int32), jnp.int32(0), jnp.int32(0),
                         jnp.int32(-1), jnp.int32(0), jnp.int32(-1), jnp.int32(1), seen)
