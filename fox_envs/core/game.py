@@ -61,6 +61,11 @@ class Game:
         the plane holds ``count / scale``. None when every plane is 0/1."""
         return None
 
+    def compact_high(self, num_planes: int) -> np.ndarray:
+        """Per plane, the largest value ``compact_observation`` can give (``num_planes`` planes)."""
+        scale = self.observation_scale()
+        return np.ones(num_planes, np.uint8) if scale is None else np.minimum(scale, 255).astype(np.uint8)
+
     def compact_observation(self, observation: np.ndarray) -> np.ndarray:
         """The uint8 form of float32 observations (any leading axes): every plane as the exact
         integer it is a fraction of (``observation_scale``), capped at 255; 0/1 planes as they are."""

@@ -31,7 +31,7 @@ from gymnasium import spaces
 from fox_envs.core import ending
 from fox_envs.core.errors import InvalidParameterError
 from fox_envs.core.game import CHANCE, TERMINAL, State, action_as_int, resolve_chance
-from fox_envs.core.layout import make_layout, masked_observation_space, observation_box
+from fox_envs.core.layout import checked_view_dtype, make_layout, masked_observation_space, observation_box
 from fox_envs.core.params import integer_in, seed_value, short_repr
 from fox_envs.core.registry import make_game
 
@@ -43,7 +43,7 @@ class FoxGymEnv(gymnasium.Env):
 
     def __init__(self, env_id: str, opponent: Any = "random", seat: int = 0, illegal_action: str = "end",
                  render_mode: str | None = None, max_moves: int | None = None, observation_layout: str = "hwc",
-                 mask_in_observation: bool = False, **params: Any) -> None:
+                 mask_in_observation: bool = False, observation_dtype: str = "float32", **params: Any) -> None:
         from fox_envs.agents.registry import make_agent
 
         self.env_id = env_id
@@ -60,6 +60,7 @@ class FoxGymEnv(gymnasium.Env):
         if integer_in(max_moves, 1) is None:
             raise InvalidParameterError(f"{env_id}: bad max_moves {short_repr(max_moves)}; allowed: an integer >= 1")
         self.layout = make_layout(observation_layout, self.game.observation_shape, f"{env_id}: ")
+        self.observation_dtype = checked_view_dtype(observation_dtype, f"{env_id}: ")
         if not isinstance(mask_in_observation, (bool, np.bool_)):
             raise InvalidParameterError(
                 f"{env_id}: bad mask_in_observation {short_repr(mask_in_observation)}; allowed: True, False")
@@ -73,7 +74,8 @@ class FoxGymEnv(gymnasium.Env):
         if len(specs) != len(others):
             raise InvalidParameterError(f"{env_id}: {len(specs)} opponents given for {len(others)} other seats")
         self.opponents = {s: make_agent(spec, env_id) for s, spec in zip(others, specs)}
-        self.observation_space = self.layout.space(observation_box(self.game.observation_shape))
+        self.observation_space = self.layout.space(
+            observation_box(self.game.observation_shape, self.game, self.observation_dtype))
         if self.mask_in_observation:
             self.observation_space = masked_observation_space(self.observation_space, self.game.num_actions)
         self.action_space = spaces.Discrete(self.game.num_actions)
@@ -159,6 +161,8 @@ class FoxGymEnv(gymnasium.Env):
     def _observation(self, mask: np.ndarray) -> np.ndarray | dict[str, np.ndarray]:
         """The learner's observation in the layout (a dict with ``mask`` when the mask is in it)."""
         observation = self.state.observation_tensor(self.seat)
+        if self.observation_dtype == "uint8":
+            observation = self.game.compact_observation(observation)
         if self.layout.changes:
             observation = self.layout.apply(observation)
         if self.mask_in_observation:
@@ -168,7 +172,10 @@ class FoxGymEnv(gymnasium.Env):
     def _write_observation(self, out: np.ndarray) -> None:
         """Write the learner's observation (the Box part) into ``out``, a row of a vector env's
         batch in the layout."""
-        self.state.write_observation(self.seat, self.layout.core_view(out))
+        if self.observation_dtype == "uint8":
+            self.layout.core_view(out)[...] = self.game.compact_observation(self.state.observation_tensor(self.seat))
+        else:
+            self.state.write_observation(self.seat, self.layout.core_view(out))
 
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self._mask()}

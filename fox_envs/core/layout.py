@@ -89,9 +89,24 @@ def make_layout(name: Any, core_shape: tuple[int, ...], where: str = "") -> Obse
     return ObservationLayout(name, tuple(core_shape))
 
 
-def observation_box(shape: tuple[int, ...]) -> spaces.Box:
-    """The space of a core observation (or state) tensor: float32 in [0, 1]."""
-    return spaces.Box(0.0, 1.0, shape, dtype=np.float32)
+VIEW_DTYPES = ("float32", "uint8")  # the observation element types of the Gymnasium views
+
+
+def observation_box(shape: tuple[int, ...], game: Any = None, dtype: str = "float32") -> spaces.Box:
+    """The space of a core observation (or state) tensor: float32 in [0, 1]; with ``dtype``
+    ``"uint8"``, the integers of ``game.compact_observation``: 0 up to each plane's scale (at most 255)."""
+    if dtype == "float32":
+        return spaces.Box(0.0, 1.0, shape, dtype=np.float32)
+    high = np.broadcast_to(game.compact_high(shape[-1]), shape)
+    return spaces.Box(0, high, shape, dtype=np.uint8)
+
+
+def checked_view_dtype(value: Any, where: str) -> str:
+    """``value`` if it is one of ``VIEW_DTYPES``, else ``InvalidParameterError`` listing them."""
+    if not isinstance(value, str) or value not in VIEW_DTYPES:
+        raise InvalidParameterError(
+            f"{where}bad observation_dtype {short_repr(value)}; allowed: {', '.join(map(repr, VIEW_DTYPES))}")
+    return value
 
 
 def masked_observation_space(observation_space: spaces.Box, num_actions: int) -> spaces.Dict:

@@ -32,7 +32,7 @@ from gymnasium.vector.utils import batch_space
 
 from fox_envs.batch.env import BatchEnv, kernels_class
 from fox_envs.core.errors import InvalidParameterError
-from fox_envs.core.layout import make_layout, observation_box
+from fox_envs.core.layout import checked_view_dtype, make_layout, observation_box
 from fox_envs.core.params import integer_in, short_repr
 from fox_envs.vector.process import MASK_IN_VECTORS, vector_actions
 from fox_envs.vector.opponents import BATCH_OPPONENTS, batch_opponent_names, plays_inside_batch
@@ -50,10 +50,10 @@ class _OutputSets:
 
     NAMES = ("obs", "reward", "term", "trunc", "mask", "final_obs", "done", "illegal")
 
-    def __init__(self, num_envs: int, obs_shape: tuple, num_actions: int) -> None:
-        self._spec = {"obs": (np.float32, (num_envs, *obs_shape)), "reward": (np.float64, (num_envs,)),
+    def __init__(self, num_envs: int, obs_shape: tuple, num_actions: int, obs_dtype: Any = np.float32) -> None:
+        self._spec = {"obs": (obs_dtype, (num_envs, *obs_shape)), "reward": (np.float64, (num_envs,)),
                       "term": (np.bool_, (num_envs,)), "trunc": (np.bool_, (num_envs,)),
-                      "mask": (np.int8, (num_envs, num_actions)), "final_obs": (np.float32, (num_envs, *obs_shape)),
+                      "mask": (np.int8, (num_envs, num_actions)), "final_obs": (obs_dtype, (num_envs, *obs_shape)),
                       "done": (np.bool_, (num_envs,)), "illegal": (np.bool_, (num_envs,))}
         self._sets = [self._fresh(), self._fresh()]
         self._next = 0
@@ -87,7 +87,7 @@ class BatchVectorEnv(VectorEnv):
 
     def __init__(self, env_id: str, num_envs: int, opponent: Any = "random", seat: int = 0,
                  illegal_action: str = "end", max_moves: int | None = None, threads: int = 1,
-                 observation_layout: str = "hwc", **params: Any) -> None:
+                 observation_layout: str = "hwc", observation_dtype: str = "float32", **params: Any) -> None:
         render_mode = params.pop("render_mode", None)
         if params.pop("mask_in_observation", False):
             raise InvalidParameterError(MASK_IN_VECTORS)
@@ -101,7 +101,9 @@ class BatchVectorEnv(VectorEnv):
             raise InvalidParameterError(f"{env_id}: the batched vector env does not render; got render_mode={render_mode!r}")
         if illegal_action not in ("end", "raise"):
             raise InvalidParameterError(f"{env_id}: bad illegal_action {illegal_action!r}; allowed: 'end', 'raise'")
-        self.batch = BatchEnv(env_id, num_envs, auto_reset=True, threads=threads, max_moves=max_moves, **params)
+        checked_view_dtype(observation_dtype, f"{env_id}: ")
+        self.batch = BatchEnv(env_id, num_envs, auto_reset=True, threads=threads, max_moves=max_moves,
+                              observation_dtype=observation_dtype, **params)
         n = self.batch.num_players
         if integer_in(seat, 0, n - 1) is None:
             raise InvalidParameterError(f"{env_id}: bad seat {short_repr(seat)}; allowed: 0..{n - 1}")
@@ -114,11 +116,13 @@ class BatchVectorEnv(VectorEnv):
         self.illegal_action = illegal_action
         self.layout = make_layout(observation_layout, self.batch.observation_shape, f"{env_id}: ")
         self.num_envs = self.batch.num_envs
-        self.single_observation_space = self.layout.space(observation_box(self.batch.observation_shape))
+        self.single_observation_space = self.layout.space(
+            observation_box(self.batch.observation_shape, self.batch.game, observation_dtype))
         self.single_action_space = spaces.Discrete(self.batch.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self._outputs = _OutputSets(self.num_envs, self.layout.shape, self.batch.num_actions)
+        self._outputs = _OutputSets(self.num_envs, self.layout.shape, self.batch.num_actions,
+                                    self.single_observation_space.dtype)
         self._rows = np.arange(self.num_envs)
         self._needs_reset = True
         self._reset_reason = NOT_RESET

@@ -96,9 +96,9 @@ def _make_views(gym_id: str, count: int, kwargs: dict) -> list:
     return views
 
 
-def _layout(num_envs: int, obs_shape: tuple, num_actions: int) -> dict[str, tuple[Any, tuple]]:
+def _layout(num_envs: int, obs_shape: tuple, num_actions: int, obs_dtype: Any = np.float32) -> dict[str, tuple[Any, tuple]]:
     """Name -> (dtype, shape) of every per-env array a step or reset fills."""
-    return {"obs": (np.float32, (num_envs, *obs_shape)), "final_obs": (np.float32, (num_envs, *obs_shape)),
+    return {"obs": (obs_dtype, (num_envs, *obs_shape)), "final_obs": (obs_dtype, (num_envs, *obs_shape)),
             "mask": (np.int8, (num_envs, num_actions)), "reward": (np.float64, (num_envs,)),
             "term": (np.bool_, (num_envs,)), "trunc": (np.bool_, (num_envs,)), "done": (np.bool_, (num_envs,)),
             "illegal": (np.bool_, (num_envs,))}
@@ -333,7 +333,8 @@ class FoxVectorEnv(VectorEnv):
         self.single_action_space = probe.action_space
         self.observation_space = batch_space(self.single_observation_space, num_envs)
         self.action_space = batch_space(self.single_action_space, num_envs)
-        self._layout = _layout(num_envs, tuple(self.single_observation_space.shape), int(self.single_action_space.n))
+        self._layout = _layout(num_envs, tuple(self.single_observation_space.shape), int(self.single_action_space.n),
+                               self.single_observation_space.dtype)
         if context is None:  # fork where the platform has it (works from notebooks and stdin)
             context = "fork" if "fork" in mp.get_all_start_methods() else "spawn"
         ctx = mp.get_context(context)

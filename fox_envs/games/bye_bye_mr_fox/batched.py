@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from fox_envs.batch.env import GameKernels
-from fox_envs.games.bye_bye_mr_fox.kernels import STATE_SIZE, game_setup, replay_row, reset_rows, run_rows, step_rows
+from fox_envs.games.bye_bye_mr_fox.kernels import STATE_SIZE, compact_setup, game_setup, replay_row, reset_rows, run_rows, step_rows
 from fox_envs.games.bye_bye_mr_fox.kernels_heuristic import heuristic_rows
 from fox_envs.games.bye_bye_mr_fox.rules import ByeByeMrFoxGame
 
@@ -16,6 +16,7 @@ class ByeByeMrFoxKernels(GameKernels):
     """One int8 state row per game (``st``, see ``kernels``) and the game's ``setup`` tables."""
 
     max_legal = 6  # an egg on up to 6 empty nest circles; a hen or fox on at most 5 outer circles
+    observation_dtypes = ("float32", "uint8")
 
     def __init__(self, game: ByeByeMrFoxGame) -> None:
         super().__init__(game)
@@ -24,6 +25,8 @@ class ByeByeMrFoxKernels(GameKernels):
         self.max_turns = int(game.max_turns)
 
     def allocate(self, num_envs: int) -> None:
+        if self.observation_dtype == np.uint8:
+            self.setup = compact_setup(self.game)
         self.st = np.zeros((num_envs, STATE_SIZE), np.int8)
 
     run = staticmethod(run_rows)

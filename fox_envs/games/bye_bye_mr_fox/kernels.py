@@ -21,8 +21,9 @@ one array for numba to pass around)::
 
 The observation (68 floats, the same for every seat: everything is public) is kept up to date
 value by value as the state changes; a new game copies ``start_obs``. Count values come from
-``values`` (``values[k, n]`` face down, ``values[5 + k, n]`` discarded, ``NEST_VALUE[n]``),
-computed with the core's own float32 operations, so they are equal bit for bit.
+``values`` (``values[k, n]`` face down, ``values[5 + k, n]`` discarded, ``values[NEST_ROW, n]``
+the nests), computed with the core's own float32 operations, so they are equal bit for bit; for
+uint8 observations (``compact_setup``) ``values[k, n]`` is ``n`` itself.
 
 A step: the decision (place or give), then the chance nodes it leads to, drawn from the row's
 own stream (a spin 1/6 each; a flip proportional to the counts left face down), until the next
@@ -70,6 +71,7 @@ NEST_VALUE = np.zeros(NEST_CAPACITY + 1, np.float32)
 NEST_VALUE[:] = np.arange(NEST_CAPACITY + 1)
 NEST_VALUE *= 1.0 / NEST_CAPACITY  # the core's own operation
 COUNT_LIMIT = 17  # a count of one kind never exceeds egg_tokens <= 16
+NEST_ROW = 10  # the row of ``values`` holding the nests' values
 FULL = NEST_CAPACITY
 CONTINUE, WON, LOST = 0, 1, 2
 
@@ -97,7 +99,7 @@ def _write_view(out, row, values) -> None:
         out[OBS_VISIBLE + 5 * s + SLOT[row[VISIBLE + s]]] = 1.0
         out[OBS_COVERED + s] = row[COVERED + s]
     for c in range(3):
-        out[OBS_NESTS + c] = NEST_VALUE[row[NESTS + c]]
+        out[OBS_NESTS + c] = values[NEST_ROW, row[NESTS + c]]
     for k in range(5):
         out[OBS_FACE_DOWN + k] = values[k, row[FACE_DOWN + k]]
         out[OBS_DISCARDED + k] = values[5 + k, row[DISCARDED + k]]
@@ -118,11 +120,11 @@ def _discard(st, obs, i, kind, values) -> None:
 
 
 @njit(cache=True, inline="always")
-def _to_nest(st, obs, i, hen) -> None:
+def _to_nest(st, obs, i, hen, values) -> None:
     """One more egg in the nest of ``hen``."""
     n = st[i, NESTS + hen] + 1
     st[i, NESTS + hen] = n
-    obs[i, OBS_NESTS + hen] = NEST_VALUE[n]
+    obs[i, OBS_NESTS + hen] = values[NEST_ROW, n]
 
 
 # ----- rules ------------------------------------------------------------------------------------------
@@ -177,9 +179,9 @@ def _place(st, obs, i, a, values) -> None:
 
 
 @njit(cache=True, inline="always")
-def _give(st, obs, i, a) -> None:
+def _give(st, obs, i, a, values) -> None:
     """The egg of the three-hens spin goes to the nest ``a`` names."""
-    _to_nest(st, obs, i, a - GIVE_ACTION)
+    _to_nest(st, obs, i, a - GIVE_ACTION, values)
     obs[i, OBS_SPIN + st[i, SPIN_AT]] = 0.0
     obs[i, OBS_PHASE + 1] = 0.0
     st[i, PHASE] = FLIP
@@ -208,7 +210,7 @@ def _spin(st, obs, mask, legal, nlegal, i, s, values) -> bool:
     if picture == FOX or st[i, NESTS + picture] >= FULL:
         _discard(st, obs, i, EGG, values)
     else:
-        _to_nest(st, obs, i, picture)
+        _to_nest(st, obs, i, picture, values)
     return False
 
 
@@ -307,7 +309,7 @@ def step_rows(lo, hi, actions, st, common, max_moves, auto_reset, final_view, se
         if st[i, PHASE] == PLACE:
             _place(st, obs, i, a, values)
         else:
-            _give(st, obs, i, a)
+            _give(st, obs, i, a, values)
         result = _resolve(st, obs, mask, legal, nlegal, streams, hist, hlen, i, values)
         if result == CONTINUE:
             if moves[i] < max_moves:
@@ -351,7 +353,7 @@ def replay_row(i, history, st, common, setup, num_players) -> None:
             _spin(st, obs, mask, legal, nlegal, i, a, values)
         else:
             moves[i] += 1
-            _give(st, obs, i, a)
+            _give(st, obs, i, a, values)
     if st[i, PHASE] == PLACE or st[i, PHASE] == GIVE:
         result = CONTINUE
     else:
@@ -376,7 +378,7 @@ def _initial_view(start_state, values) -> np.ndarray:
 
 def game_setup(game: ByeByeMrFoxGame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The kernels' ``setup`` of ``game``: the state row before the first flip (TURN -1: that
-    flip starts turn 0), its observation, and the count values (face down, then discarded)."""
+    flip starts turn 0), its observation, and the count values (face down, then discarded, then the nests)."""
     start = np.zeros(STATE_SIZE, np.int8)
     start[CIRCLES:CIRCLES + 6] = 1
     start[CIRCLES + game.white_sector] = 0
@@ -387,8 +389,17 @@ def game_setup(game: ByeByeMrFoxGame) -> tuple[np.ndarray, np.ndarray, np.ndarra
     start[SPIN_AT] = -1
     start[LEFT] = sum(game.initial_face_down)
     start[TURN] = -1
-    values = np.concatenate([_value_table(game.face_down_scale), _value_table(game.discard_scale)])
+    nests = np.zeros((1, COUNT_LIMIT), np.float32)
+    nests[0, :NEST_CAPACITY + 1] = NEST_VALUE
+    values = np.concatenate([_value_table(game.face_down_scale), _value_table(game.discard_scale), nests])
     return start, _initial_view(start, values), values
+
+
+def compact_setup(game: ByeByeMrFoxGame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``game_setup`` for uint8 observations: every count value is the count itself."""
+    start, view, values = game_setup(game)
+    counts = np.tile(np.arange(COUNT_LIMIT, dtype=np.uint8), (values.shape[0], 1))
+    return start, game.compact_observation(view), counts
 
 
 @njit(cache=True, nogil=True)

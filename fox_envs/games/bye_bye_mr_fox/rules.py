@@ -115,6 +115,14 @@ class ByeByeMrFoxGame(Game):
         self.allowed[FOX] = tuple(v in HENS for v in range(6))
         self.max_turns = sum(self.initial_face_down)
 
+    def observation_scale(self) -> np.ndarray:
+        """The nests count eggs (of 3), the face-down and discarded planes tokens of each kind."""
+        scale = np.ones(OBS_SIZE, np.float32)
+        scale[OBS_NESTS:OBS_NESTS + 3] = NEST_CAPACITY
+        scale[OBS_FACE_DOWN:OBS_FACE_DOWN + 5] = self.initial_face_down
+        scale[OBS_DISCARDED:OBS_DISCARDED + 5] = (*[HEN_TOKENS_PER_COLOUR] * 3, self.egg_tokens, FOX_TOKENS)
+        return scale
+
     def new_initial_state(self) -> "ByeByeMrFoxState":
         return ByeByeMrFoxState(self)
 

@@ -16,6 +16,7 @@ class OutfoxKernels(GameKernels):
     """Outfox rows: the ``STATE_FIELDS`` arrays (``kernels``) and the game's ``setup`` constants."""
 
     max_legal = MAX_LEGAL
+    observation_dtypes = ("float32", "uint8")
 
     def __init__(self, game) -> None:
         super().__init__(game)
@@ -28,6 +29,9 @@ class OutfoxKernels(GameKernels):
 
     def allocate(self, num_envs: int) -> None:
         """The ``STATE_FIELDS`` arrays for ``num_envs`` rows, as one tuple ``state``."""
+        if self.observation_dtype == np.uint8:  # hand planes as counts, the start view as integers
+            start_hands, start_obs, win_returns, n, _ = self.setup
+            self.setup = (start_hands, self.game.compact_observation(start_obs), win_returns, n, 1.0)
         self.state = (
             np.full((num_envs, NUM_POINTS), -1, np.int8),  # board
             np.zeros(num_envs, np.int32),  # occ

@@ -171,6 +171,15 @@ class OutfoxGame(Game):
             tuple(1.0 if s == w else -1.0 / (n - 1) for s in range(n)) for w in range(n)
         )
 
+    def observation_scale(self) -> np.ndarray | None:
+        """The hand planes count pieces of a type (of ``hand_max``); the other planes are 0/1
+        (all of them with 2 players, whose hands hold one piece of each type)."""
+        if self.hand_max == 1:
+            return None
+        scale = np.ones(self.num_planes, np.float32)
+        scale[17:17 + NUM_TYPES * self.num_players] = self.hand_max
+        return scale
+
     def new_initial_state(self) -> "OutfoxState":
         return OutfoxState(self)
 

@@ -188,6 +188,34 @@ class OutfoxedGame(Game):
         # No legal game has more decisions: 56 rounds of scoring picks at most, 54 per round.
         self.max_moves_default = KEEP_DECISIONS_BOUND + ROUND_DECISIONS_BOUND * self.max_rounds
 
+    def observation_scale(self) -> np.ndarray:
+        """What each plane counts: hand cards (of 12), kept cards (of 3), table cards (of 20),
+        the round (of ``max_rounds``), turns (of 18), picks (of 6), hand sizes (of 12); the
+        statistics planes are not fractions of a count (see ``compact_observation``)."""
+        scale = np.ones(OBS_SIZE, np.float32)
+        scale[O_HAND:O_HAND + 6] = 12
+        scale[O_KEPT:O_KEPT + 6] = 3
+        scale[O_TABLE:O_UP_FACE + 18] = 20
+        scale[O_ROUND] = self.max_rounds
+        scale[O_TURN] = TURNS_PER_ROUND
+        scale[O_PICKS] = 6
+        scale[O_SIZES:O_SIZES + 2] = 12
+        return scale
+
+    def compact_high(self, num_planes: int) -> np.ndarray:
+        high = super().compact_high(num_planes)
+        high[O_STATS:O_STATS + 8] = 255
+        return high
+
+    def compact_observation(self, observation: np.ndarray) -> np.ndarray:
+        """``Game.compact_observation``, with each statistics plane (``x / (x + 10)``) as the
+        count ``x`` itself (capped at 255)."""
+        values = np.asarray(observation)
+        compact = super().compact_observation(values)
+        squashed = values[..., O_STATS:O_STATS + 8].astype(np.float64)
+        compact[..., O_STATS:O_STATS + 8] = np.minimum(np.rint(10.0 * squashed / (1.0 - squashed)), 255)
+        return compact
+
     def new_initial_state(self) -> "OutfoxedState":
         return OutfoxedState(self)
 
