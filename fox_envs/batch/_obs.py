@@ -44,3 +44,27 @@ def _plane_capped(out, numerator, denominator):
         return lambda out, numerator, denominator: np.uint8(min(numerator, denominator, 255))
     return lambda out, numerator, denominator: np.float32(min(1.0, numerator / denominator))
 
+
+
+def plane_table(out, count, table):
+    """A plane holding the float ``table[count]`` (a count's value as the rules core computes
+    it): that float in a float buffer, ``count`` (at most 255) in a uint8 one (numba only)."""
+
+
+@overload(plane_table)
+def _plane_table(out, count, table):
+    if _is_bytes(out):
+        return lambda out, count, table: np.uint8(min(count, 255))
+    return lambda out, count, table: table[count]
+
+
+def plane_squashed(out, count):
+    """A plane holding ``count / (count + 10)``: float32 in a float buffer, ``count`` (at most
+    255) in a uint8 one (numba only)."""
+
+
+@overload(plane_squashed)
+def _plane_squashed(out, count):
+    if _is_bytes(out):
+        return lambda out, count: np.uint8(min(count, 255))
+    return lambda out, count: np.float32(count / (count + 10.0))

@@ -17,6 +17,7 @@ class OutfoxedKernels(GameKernels):
     as bits (``forb``)."""
 
     max_legal = MAX_LEGAL  # 108: up to 6 colours in hand x 3 squares x 6 declared colours
+    observation_dtypes = ("float32", "uint8")
 
     def __init__(self, game: OutfoxedGame) -> None:
         super().__init__(game)

@@ -46,6 +46,7 @@ import numpy as np
 from numba import njit
 
 from fox_envs.batch._box import PICK, prepare
+from fox_envs.batch._obs import plane_ratio, plane_squashed, plane_table
 from fox_envs.batch._rng import CHANCE_STREAM, below
 from fox_envs.batch._rows import (TERMINAL, add_legal, borrowed, clear_legal, keep_history, push_history, take_action,
                                   win_for)
@@ -374,8 +375,8 @@ def _write_view(out, st, i, fbits, v: int, max_rounds: int) -> None:
         h = st[i, HANDS + 6 * v + c]
         hand_v += h
         hand_o += st[i, HANDS + 6 * o + c]
-        out[i, O_HAND + c] = h / 12.0
-        out[i, O_KEPT + c] = st[i, KEPT + 6 * v + c] / 3.0
+        out[i, O_HAND + c] = plane_ratio(out, h, 12.0)
+        out[i, O_KEPT + c] = plane_ratio(out, st[i, KEPT + 6 * v + c], 3.0)
         out[i, O_FOX + c * 7 + st[i, FOXES + c]] = 1.0
     n = st[i, NCARDS]
     for k in range(n):  # counts first, turned into the core's sums below
@@ -393,7 +394,7 @@ def _write_view(out, st, i, fbits, v: int, max_rounds: int) -> None:
             out[i, O_OWN_FACE + s1 * 6 + st[i, b + 2]] += 1.0
     if n:
         for k in range(O_TABLE, O_TABLE + TABLE_SLOTS + 36):
-            out[i, k] = TABLE_VALUE[int(out[i, k])]
+            out[i, k] = plane_table(out, int(out[i, k]), TABLE_VALUE)
     ph = st[i, PHASE]
     if ph == CALLING and _mover(st, i) == v:
         b = CARDS + 6 * st[i, LAST + o]
@@ -413,13 +414,13 @@ def _write_view(out, st, i, fbits, v: int, max_rounds: int) -> None:
             out[i, O_CHIP + st[i, b] - 1] = 1.0
             out[i, O_CHIP + (3 if st[i, b + 1] == v else 4)] = 1.0
             out[i, O_CHIP_FACE + st[i, b + 2]] = 1.0
-    out[i, O_ROUND] = st[i, ROUND] / max_rounds
-    out[i, O_TURN] = st[i, TURN] / TURNS_PER_ROUND
+    out[i, O_ROUND] = plane_ratio(out, st[i, ROUND], max_rounds)
+    out[i, O_TURN] = plane_ratio(out, st[i, TURN], TURNS_PER_ROUND)
     out[i, O_FIRST] = 1.0 if st[i, FIRST_P] == v else 0.0
     out[i, O_SEAT] = v
-    out[i, O_PICKS] = st[i, PICKS] / 6.0
-    out[i, O_SIZES] = hand_v / 12.0
-    out[i, O_SIZES + 1] = hand_o / 12.0
+    out[i, O_PICKS] = plane_ratio(out, st[i, PICKS], 6.0)
+    out[i, O_SIZES] = plane_ratio(out, hand_v, 12.0)
+    out[i, O_SIZES + 1] = plane_ratio(out, hand_o, 12.0)
     if fbits:
         for k in range(NUM_MULTISETS):
             if (fbits >> np.uint64(k)) & np.uint64(1):
@@ -430,7 +431,7 @@ def _write_view(out, st, i, fbits, v: int, max_rounds: int) -> None:
     for seat in (v, o):
         for k in range(4):
             x = st[i, STATS + 4 * seat + k]
-            out[i, base] = x / (x + 10.0)
+            out[i, base] = plane_squashed(out, x)
             base += 1
 
 
