@@ -24,7 +24,9 @@ SPEC = GameSpec(
     rules_page="docs/rules/xceter_o.md",
     heuristic=f"{__name__}.heuristic:XCeterOHeuristic",
     agents={"perfect": NamedAgent("fox_envs.games.xceter_o.solver:make_perfect", "perfect[:ties=random|first]",
-                                "exact play from the solved game (docs/rules/xceter_o.md)")},
+                                "exact play from the solved game (docs/rules/xceter_o.md)"),
+            "alphazero": NamedAgent("fox_envs.agents.alphazero:make_alphazero", "alphazero[:simulations=N,c=1.5]",
+                                    "AlphaZero self-play network guiding a search (N=256; 0: greedy), numpy only")},
     # random rollouts to the end; take wins, never allow an immediate reply win
     search_defaults={"simulations": 200, "c": 1.4, "rollout": "random", "rollout_limit": 200,
                      "decisive": True, "safety": True, "reuse": True},
