@@ -17,6 +17,7 @@ class ByeByeMrFoxKernels(GameKernels):
 
     max_legal = 6  # an egg on up to 6 empty nest circles; a hen or fox on at most 5 outer circles
     observation_dtypes = ("float32", "uint8")
+    min_rows_per_thread = 1024  # benchmarks/batch_bench.py --threads-table: 2 threads lose below 2 x 1024 rows
 
     def __init__(self, game: ByeByeMrFoxGame) -> None:
         super().__init__(game)

@@ -22,6 +22,7 @@ class OutwitKernels(GameKernels):
 
     max_legal = LEGAL_CAPACITY  # MAX_LEGAL plus room for the power chip's last 9-wide ray write
     observation_dtypes = ("float32", "uint8")
+    min_rows_per_thread = 1024  # benchmarks/batch_bench.py --threads-table: 2 threads lose below 2 x 1024 rows
 
     def allocate(self, num_envs: int) -> None:
         self.chips = np.zeros((num_envs, 2, 9), np.int8)

@@ -16,6 +16,7 @@ class XCeterOKernels(GameKernels):
 
     max_legal = 9
     observation_dtypes = ("float32", "uint8")
+    min_rows_per_thread = 1024  # benchmarks/batch_bench.py --threads-table: 2 threads lose below 2 x 1024 rows
 
     def allocate(self, num_envs: int) -> None:
         self.board = np.zeros((num_envs, 9), np.int8)
