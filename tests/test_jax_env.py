@@ -239,3 +239,19 @@ def test_random_legal_action_is_uniform_over_the_legal_actions():
     assert set(actions[:, 1]) == {4000} and set(actions[:, 2]) == {0}  # a lone legal action; none legal: 0
     counts = np.array([np.sum(actions[:, 0] == a) for a in (5, 77, 8100)])
     assert counts.sum() == 6000 and np.all(np.abs(counts - 2000) < 5 * np.sqrt(6000 * (1 / 3) * (2 / 3)))
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("env_id", sorted(GAMES))
+def test_step_keeps_every_array_type(env_id):
+    """A step returns a state of the same structure, shapes and dtypes as ``init`` (what a
+    ``lax.scan`` carry needs)."""
+    import jax
+    import fox_envs.jax as fj
+
+    env = fj.make(env_id)
+    state = env.init(jax.random.PRNGKey(0))
+    action = fj.random_legal_action(jax.random.PRNGKey(1), state.legal_action_mask)
+    after = env.step(state, action, jax.random.PRNGKey(2))
+    for (path, before), later in zip(jax.tree_util.tree_flatten_with_path(state)[0], jax.tree_util.tree_leaves(after)):
+        assert (before.shape, before.dtype) == (later.shape, later.dtype), jax.tree_util.keystr(path)

@@ -37,7 +37,7 @@ from fox_envs.core.game import TERMINAL
 from fox_envs.games.outfox.board import (COORDS, NEIGHBOURS, NUM_ACTIONS, NUM_PLACE, NUM_POINTS, NUM_TYPES, PLACE,
                                          RAYS, SLIDE)
 from fox_envs.games.outfox.rules import OutfoxGame
-from fox_envs.jax.rules import JaxRules
+from fox_envs.jax.rules import JaxRules, materialize
 
 ALL_POINTS = (1 << NUM_POINTS) - 1
 POINTS = np.arange(NUM_POINTS)
@@ -110,13 +110,6 @@ class Position(NamedTuple):
     turns: jax.Array  # int32: completed turns (the first is a placement only)
     winner: jax.Array  # int32: -1 while the game goes on
     points: jax.Array  # int32: the legal placement points of the next placement (19-bit mask)
-
-
-def materialize(values: jax.Array) -> jax.Array:
-    """``values`` unchanged, computed once per row before it is broadcast: a sum with zeros is a
-    reduction, which XLA does not fuse into (and so repeat in) each element of a wide consumer
-    (the CPU pipeline drops ``optimization_barrier`` before fusion)."""
-    return jnp.sum(jnp.stack([values, jnp.zeros_like(values)]), axis=0)
 
 
 def _occupied_bits(board: jax.Array) -> jax.Array:
