@@ -144,3 +144,19 @@ def test_an_old_maskable_ppo_file_with_the_board_policy_of_examples_loads(tmp_pa
     elsewhere.mkdir()
     out = play_from_elsewhere("outfox_v0", tmp_path / "old.json", elsewhere, trust_code=True)
     assert out.startswith("fox_envs.agents.trained.sb3_policy MaskedPolicyAgent")
+
+
+def test_an_alphazero_network_file_loads_without_trusting_code(tmp_path):
+    """A saved ``alphazero`` network is data (float arrays checked for shape), like ``learned``."""
+    from fox_envs.agents.alphazero import packaged_arrays
+    from fox_envs.core.registry import make_game
+
+    path = save_policy(tmp_path / "az.npz", "fox_envs.agents.alphazero:make_alphazero", "xceter_o_v0",
+                       arrays=packaged_arrays("xceter_o_v0", {"ordered_rows": False}), simulations=0)
+    agent = load_policy(path, "xceter_o_v0", seed=0)
+    state = make_game("xceter_o_v0").new_initial_state()
+    assert state.is_legal(agent.act(state, 0))
+    broken = save_policy(tmp_path / "broken.npz", "fox_envs.agents.alphazero:make_alphazero", "xceter_o_v0",
+                         arrays={"w0": np.zeros((3, 3), np.float32)})
+    with pytest.raises(InvalidParameterError, match="missing"):
+        load_policy(broken, "xceter_o_v0", seed=0)

@@ -79,6 +79,8 @@ class PolicyValueNet:
         self.layers = []
         k = 0
         while f"w{k}" in arrays:
+            if f"b{k}" not in arrays:
+                raise InvalidParameterError(f"policy-value network arrays: w{k} without b{k} (missing b{k})")
             self.layers.append((np.asarray(arrays[f"w{k}"], np.float32), np.asarray(arrays[f"b{k}"], np.float32)))
             k += 1
         missing = [name for name in ("policy_w", "policy_b", "value_w", "value_b") if name not in arrays]

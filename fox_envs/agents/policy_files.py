@@ -36,6 +36,7 @@ DATA_FACTORIES = frozenset({
     "fox_envs.games.xceter_o.trained_q:load_agent",
     "fox_envs.games.bye_bye_mr_fox.trained_td:load_agent",
     "fox_envs.agents.learned:make_learned",
+    "fox_envs.agents.alphazero:make_alphazero",
 })
 # the package's trained agents whose files make the loader run code: why
 CODE_FACTORIES = {
