@@ -98,3 +98,10 @@ def example_registered():
     fox_envs.register_game(game, replace=True)
     yield game
     unregister(game, before)
+
+
+@pytest.fixture
+def needs_jax_train() -> None:
+    """The ``jax-train`` extra (jax, optax, mctx), which the JAX training examples need."""
+    for module in ("jax", "optax", "mctx"):
+        pytest.importorskip(module)

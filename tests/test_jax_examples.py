@@ -14,13 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-pytestmark = pytest.mark.integration
-
-
-@pytest.fixture(autouse=True)
-def _needs_jax_train() -> None:
-    for module in ("jax", "optax", "mctx"):
-        pytest.importorskip(module)
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("needs_jax_train")]
 
 
 def test_ppo_learns_to_beat_random(tmp_path, capsys):

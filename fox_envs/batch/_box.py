@@ -25,8 +25,7 @@ import numba
 from numba import njit, types
 from numba.experimental import structref
 
-from fox_envs.batch._rng import PICK_STREAM, below
-from fox_envs.batch._rows import first_illegal
+from fox_envs.batch._rows import first_illegal, random_legal
 
 STEP, CHECK, RANDOM, PICK = 0, 1, 2, 3
 
@@ -63,8 +62,7 @@ def prepare(common: tuple, lo: int, hi: int, mode: int, actions) -> int:
         return first_illegal(actions, mask, player, legal, nlegal, lo, hi)
     if mode == RANDOM or mode == PICK:
         for i in range(lo, hi):
-            n = nlegal[i]
-            actions[i] = legal[i, below(streams, i, PICK_STREAM, n)] if n > 0 else -1
+            actions[i] = random_legal(legal, nlegal, streams, i)
     return -1
 
 

@@ -45,7 +45,6 @@ def _plane_capped(out, numerator, denominator):
     return lambda out, numerator, denominator: np.float32(min(1.0, numerator / denominator))
 
 
-
 def plane_table(out, count, table):
     """A plane holding the float ``table[count]`` (a count's value as the rules core computes
     it): that float in a float buffer, ``count`` (at most 255) in a uint8 one (numba only)."""

@@ -235,14 +235,21 @@ def first_illegal(actions: np.ndarray, mask: np.ndarray, player: np.ndarray, leg
     return -1
 
 
+@njit(cache=True, inline="always")
+def random_legal(legal: np.ndarray, nlegal: np.ndarray, streams: np.ndarray, i: int) -> int:
+    """A uniformly random legal action of row ``i`` from its own pick stream (-1 when it has
+    none; the stream is then left as it is)."""
+    n = nlegal[i]
+    return legal[i, below(streams, i, PICK_STREAM, n)] if n > 0 else -1
+
+
 @njit(cache=True, nogil=True)
 def pick_from_streams(legal: np.ndarray, nlegal: np.ndarray, streams: np.ndarray, which: np.ndarray,
                       out: np.ndarray) -> None:
     """A uniformly random legal action from the row's own pick stream for every row flagged in
     ``which`` (-1 for the others and for rows without a legal action; their streams stay)."""
     for i in range(out.shape[0]):
-        n = nlegal[i]
-        out[i] = legal[i, below(streams, i, PICK_STREAM, n)] if n > 0 and which[i] else -1
+        out[i] = random_legal(legal, nlegal, streams, i) if which[i] else -1
 
 
 @njit(cache=True, nogil=True)

@@ -31,7 +31,9 @@ class GameKernels:
 
     ``reset`` / ``step`` run a row range ``[lo, hi)`` and must touch no other row; ``common`` is
     the tuple of ``COMMON_FIELDS``. ``step`` skips rows whose action is negative or whose game is
-    finished; ``final_view`` is the seat whose view ``final_obs`` holds (-1: the last mover).
+    finished; ``final_view`` is the seat whose view ``final_obs`` holds (-1: the last mover). A
+    game whose kernels give ``run`` (one ``Rows`` box per call) is stepped through it instead,
+    and needs no ``step`` method.
     """
 
     max_legal: int  # the most legal actions a position can have
@@ -49,11 +51,12 @@ class GameKernels:
         self.observation_dtype = np.dtype(np.float32)  # set by the env before ``allocate``
 
     def box_state(self) -> tuple:
-        """The state arguments ``step`` passes between ``actions`` and ``common`` (``run`` only)."""
+        """The state arguments the game's step kernel takes between ``actions`` and ``common``
+        (``run`` only)."""
         raise NotImplementedError
 
     def box_extra(self) -> tuple:
-        """The constant arguments ``step`` passes after ``final_view`` (``run`` only)."""
+        """The constant arguments the game's step kernel takes after ``final_view`` (``run`` only)."""
         raise NotImplementedError
 
     def allocate(self, num_envs: int) -> None:
@@ -74,6 +77,7 @@ class GameKernels:
 
     def step(self, lo: int, hi: int, actions: np.ndarray, common: tuple, max_moves: int, auto_reset: bool,
              final_view: int) -> None:
+        """One decision in every row of ``[lo, hi)`` with an action (games without ``run``)."""
         raise NotImplementedError
 
     def replay(self, i: int, history: np.ndarray, common: tuple) -> None:
@@ -320,10 +324,8 @@ class BatchEnv:
         if self._run is None:
             arrays["picked"][:] = self.random_actions()
             self._step(arrays["picked"])
-        elif self._one_range:
-            self._run(self._box, 0, self.num_envs, RANDOM, arrays["picked"], self.max_moves, self.auto_reset, -1)
         else:
-            self._over_rows(self._run_range, RANDOM, arrays["picked"], -1)
+            self._run_rows(RANDOM, arrays["picked"], -1)
         return arrays["rewards"], arrays["term"], arrays["trunc"]
 
     @property
@@ -335,9 +337,17 @@ class BatchEnv:
         """``step(heuristic_actions())`` without checking the actions again (the heuristic only
         picks legal ones); they are in ``last_random_actions`` too."""
         picked = self._arrays["picked"]
-        picked[:] = self.heuristic_actions()
+        self._over_rows(self._kernels.heuristic, picked, self._common)  # what heuristic_actions() returns
         self._step(picked)
         return self._arrays["rewards"], self._arrays["term"], self._arrays["trunc"]
+
+    def _run_rows(self, mode: int, actions: np.ndarray, final_view: int) -> None:
+        """The game's ``run`` kernel in ``mode`` over every row (split across threads as
+        ``_over_rows`` splits them)."""
+        if self._one_range:
+            self._run(self._box, 0, self.num_envs, mode, actions, self.max_moves, self.auto_reset, final_view)
+        else:
+            self._over_rows(self._run_range, mode, actions, final_view)
 
     def _run_range(self, lo: int, hi: int, mode: int, actions: np.ndarray, final_view: int) -> None:
         self._run(self._box, lo, hi, mode, actions, self.max_moves, self.auto_reset, final_view)
@@ -357,8 +367,7 @@ class BatchEnv:
         if values.dtype.kind == "u" and values.dtype.itemsize == 8:  # above int64: out of range, as written
             too_big = np.flatnonzero(values > np.iinfo(np.int64).max)
             if len(too_big):
-                row, value = int(too_big[0]), int(values[too_big[0]])
-                raise IllegalActionError(f"row {row}: {self.core_state(row)._illegal_message(value, value)}")
+                self._raise_illegal(int(too_big[0]), int(values[too_big[0]]))
         values = np.ascontiguousarray(values, dtype=np.int64)
         arrays = self._arrays
         bad = first_illegal(values, arrays["mask"], arrays["player"], arrays["legal"], arrays["nlegal"], 0,
@@ -376,10 +385,8 @@ class BatchEnv:
         ``actions`` is a C-contiguous int64 array."""
         if self._run is None:
             self._over_rows(self._kernels.step, actions, self._common, self.max_moves, self.auto_reset, final_view)
-        elif self._one_range:
-            self._run(self._box, 0, self.num_envs, STEP, actions, self.max_moves, self.auto_reset, final_view)
         else:
-            self._over_rows(self._run_range, STEP, actions, final_view)
+            self._run_rows(STEP, actions, final_view)
 
     def _restart(self, which: np.ndarray) -> None:
         """Start a new game in the rows flagged by ``which`` (streams continue)."""

@@ -57,8 +57,6 @@ class OutfoxKernels(GameKernels):
     def reset(self, lo, hi, which, common) -> None:
         reset_rows(lo, hi, which, self.state, common, self.setup)
 
-    def step(self, lo, hi, actions, common, max_moves, auto_reset, final_view) -> None:
-        step_rows(lo, hi, actions, self.state, common, max_moves, auto_reset, final_view, self.setup)
 
     def replay(self, i, history, common) -> None:
         replay_row(i, history, self.state, common, self.setup)

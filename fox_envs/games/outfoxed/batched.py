@@ -44,9 +44,6 @@ class OutfoxedKernels(GameKernels):
     def reset(self, lo: int, hi: int, which: np.ndarray, common: tuple) -> None:
         reset_rows(lo, hi, which, self.st, self.forb, common, self.max_rounds)
 
-    def step(self, lo: int, hi: int, actions: np.ndarray, common: tuple, max_moves: int, auto_reset: bool,
-             final_view: int) -> None:
-        step_rows(lo, hi, actions, self.st, self.forb, common, max_moves, auto_reset, final_view, self.max_rounds)
 
     def replay(self, i: int, history: np.ndarray, common: tuple) -> None:
         replay_row(i, history, self.st, self.forb, common, self.max_rounds)

@@ -59,8 +59,6 @@ class OutwitKernels(GameKernels):
     def reset(self, lo, hi, which, common) -> None:
         reset_rows(lo, hi, which, self.state, common, self.scale, self.stream)
 
-    def step(self, lo, hi, actions, common, max_moves, auto_reset, final_view) -> None:
-        step_rows(lo, hi, actions, self.state, common, max_moves, auto_reset, final_view, self.scale, self.stream)
 
     def replay(self, i, history, common) -> None:
         replay_row(i, history, self.state, common, self.scale)

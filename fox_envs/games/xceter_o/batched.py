@@ -45,9 +45,6 @@ class XCeterOKernels(GameKernels):
     def reset(self, lo: int, hi: int, which: np.ndarray, common: tuple) -> None:
         reset_rows(lo, hi, which, self.state, common)
 
-    def step(self, lo: int, hi: int, actions: np.ndarray, common: tuple, max_moves: int, auto_reset: bool,
-             final_view: int) -> None:
-        step_rows(lo, hi, actions, self.state, common, max_moves, auto_reset, final_view, self.ordered)
 
     def replay(self, i: int, history: np.ndarray, common: tuple) -> None:
         replay_row(i, history, self.state, common, self.ordered)
