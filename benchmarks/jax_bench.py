@@ -5,13 +5,17 @@ run. No timed assertions anywhere: this script only measures.
     python benchmarks/jax_bench.py --sizes 4096 --games xceter_o_v0 outwit_v0
     python benchmarks/jax_bench.py --sizes 4096 --games outwit_v0 --pgx-games othello --no-numba
     python benchmarks/jax_bench.py --device gpu             # wherever jax sees a GPU
+    python benchmarks/jax_bench.py --sizes 4096 --scan 16   # 16 batch steps per call, in a lax.scan
 
 A step is the same for every env, ours and Pgx's (the API is the same): a uniformly random legal
 action per row (``fox_envs.jax.random_legal_action``: one uniform draw per row picks a legal
 action by rank, the same distribution as ``jax.random.categorical`` over the mask without a
 random number per action), ``step`` with auto-reset (Pgx's
 ``auto_reset`` for Pgx, ours for ours), inside one ``jit(vmap(...))`` call per batch step; the
-state, observation included, is produced by every step. Steps/s counts row steps (player
+state, observation included, is produced by every step. With ``--scan T`` each call runs T
+batch steps in a ``lax.scan``, as a training rollout does: XLA then reuses the state's buffers
+from step to step, where one call per step allocates them anew (on a CPU, large new arrays can
+cost page faults, more or fewer from one process to the next). Steps/s counts row steps (player
 decisions), ``B`` per call, after a warm-up that compiles. Each configuration is measured
 ``--rounds`` times, alternating, and the best round is kept; the rate per CPU-second (process
 CPU time, all threads) is printed beside the wall rate.
@@ -40,25 +44,33 @@ PGX_GAMES = ("tic_tac_toe", "connect_four", "othello")
 CALLS_PER_CHECK = 10
 
 
-def random_play_step(env: Any, auto_reset: Callable, num_envs: int) -> Callable:
-    """One jitted batch step of random legal play with auto-reset over ``num_envs`` rows."""
+def random_play_step(env: Any, auto_reset: Callable, num_envs: int, scan: int = 0) -> Callable:
+    """One jitted call of random legal play with auto-reset over ``num_envs`` rows: one batch
+    step, or ``scan`` batch steps in a ``lax.scan`` (as a training rollout runs them)."""
     step_with_reset = auto_reset(env.step, env.init)
 
     def one_row(state, key):
         key_action, key_step = jax.random.split(key)
         return step_with_reset(state, fox_envs.jax.random_legal_action(key_action, state.legal_action_mask), key_step)
 
-    @jax.jit
-    def step_all(state, key):
+    def batch_step(state, key):
         key, sub = jax.random.split(key)
         return jax.vmap(one_row)(state, jax.random.split(sub, num_envs)), key
 
-    return step_all
+    if not scan:
+        return jax.jit(batch_step)
+
+    @jax.jit
+    def steps(state, key):
+        return jax.lax.scan(lambda carry, _: (batch_step(*carry), None), (state, key), None, length=scan)[0]
+
+    return steps
 
 
-def measure_jax(env: Any, auto_reset: Callable, num_envs: int, seconds: float) -> tuple[float, float]:
+def measure_jax(env: Any, auto_reset: Callable, num_envs: int, seconds: float, scan: int = 0) -> tuple[float, float]:
     """(row steps per wall second, per CPU second) of random legal play on ``env``."""
-    step_all = random_play_step(env, auto_reset, num_envs)
+    step_all = random_play_step(env, auto_reset, num_envs, scan)
+    steps_per_call = max(scan, 1)
     key = jax.random.PRNGKey(0)
     state = jax.jit(jax.vmap(env.init))(jax.random.split(key, num_envs))
     for _ in range(3):
@@ -73,7 +85,8 @@ def measure_jax(env: Any, auto_reset: Callable, num_envs: int, seconds: float) -
         jax.block_until_ready(state.observation)
         calls += CALLS_PER_CHECK
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
-    return calls * num_envs / wall, calls * num_envs / max(cpu, 1e-9)
+    steps = calls * steps_per_call * num_envs
+    return steps / wall, steps / max(cpu, 1e-9)
 
 
 def measure_numba(env_id: str, num_envs: int, seconds: float) -> tuple[float, float]:
@@ -114,6 +127,9 @@ def main(argv: list[str] | None = None) -> dict:
                         help="the Pgx anchors to run (default: all three)")
     parser.add_argument("--no-pgx", action="store_true", help="skip Pgx even where it is installed")
     parser.add_argument("--no-numba", action="store_true", help="skip the numba batched core")
+    parser.add_argument("--scan", type=int, default=0, metavar="T",
+                        help="run T batch steps per jitted call in a lax.scan, as a training rollout does "
+                             "(default 0: one batch step per call)")
     parser.add_argument("--json", help="write the results to this JSON file")
     args = parser.parse_args(argv)
     try:
@@ -121,20 +137,22 @@ def main(argv: list[str] | None = None) -> dict:
     except RuntimeError as error:
         parser.error(f"no jax device of kind {args.device!r} here ({error}); jax sees: {jax.devices()}")
     print(f"jax {jax.__version__} on {device.platform}: {device.device_kind} ({device}); "
-          f"python {platform.python_version()}, {platform.machine()}")
+          f"python {platform.python_version()}, {platform.machine()}; "
+          + (f"{args.scan} batch steps per call (lax.scan)" if args.scan else "one batch step per call"))
 
     entries: list[tuple[str, str, Callable[[int], tuple[float, float]]]] = []
     for env_id in args.games:
         env = fox_envs.jax.make(env_id)
         entries.append((env_id, "fox_envs.jax", lambda b, env=env: measure_jax(env, fox_envs.jax.auto_reset, b,
-                                                                               args.seconds)))
+                                                                               args.seconds, args.scan)))
     if not args.no_pgx:
         for name in args.pgx_games:
             made = pgx_env(name)
             if made is None:
                 print("pgx is not installed: no Pgx anchors")
                 break
-            entries.append((f"pgx {name}", "pgx", lambda b, made=made: measure_jax(*made, b, args.seconds)))
+            entries.append((f"pgx {name}", "pgx", lambda b, made=made: measure_jax(*made, b, args.seconds,
+                                                                                            args.scan)))
     if not args.no_numba:
         for env_id in args.games:
             entries.append((env_id, "numba (CPU, 1 thread)", lambda b, env_id=env_id: measure_numba(env_id, b,

@@ -5,6 +5,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from fox_envs.jax import keys
+
 ROW = 8  # actions per row of the mask as the picker reads it
 BLOCK = ROW * ROW  # actions per block: ROW rows
 
@@ -72,7 +74,7 @@ def random_legal_action(key: jax.Array, legal_action_mask: jax.Array) -> jax.Arr
                                                                                    dtype=jnp.int8))
     per_block = (jnp.concatenate(per_block, axis=-1) if len(per_block) > 1 else per_block[0]).astype(jnp.float32)
     count = per_block.sum(axis=-1)
-    rank = jnp.minimum(jnp.floor(jax.random.uniform(key, lead) * count), jnp.maximum(count - 1, 0))
+    rank = jnp.minimum(jnp.floor(keys.uniform(key, lead) * count), jnp.maximum(count - 1, 0))
     block, rank = _nth(per_block, rank)
     # the chosen block's 64 entries: a window of the mask starting at most BLOCK before its end
     # (a mask shorter than a block is padded), entries before the block's start read False

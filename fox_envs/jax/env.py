@@ -18,6 +18,7 @@ from fox_envs.core.errors import InvalidParameterError, InvalidStateError
 from fox_envs.core.game import CHANCE, TERMINAL, Game
 from fox_envs.core.game import State as CoreState
 from fox_envs.core.layout import ObservationLayout
+from fox_envs.jax import keys
 from fox_envs.jax.rules import JaxRules, write_at
 from fox_envs.jax.state import State
 
@@ -44,7 +45,11 @@ class Env:
         self.observation_shape = layout.shape
         self.history_capacity = rules.history_capacity()
         largest_id = max(self.num_actions, rules.max_chance_outcomes) - 1
-        self._history_dtype = jnp.int8 if largest_id < 2 ** 7 else jnp.int16 if largest_id < 2 ** 15 else jnp.int32
+        # the smallest integer type that holds every id: the history is the largest array of a
+        # long game's state, and a step without donated buffers writes it whole
+        self._history_dtype = next(dtype for dtype, top in ((jnp.int8, 2 ** 7), (jnp.uint8, 2 ** 8),
+                                                            (jnp.int16, 2 ** 15), (jnp.int32, 2 ** 31))
+                                   if largest_id < top)
         self._jit_apply: Callable | None = None
         self._live_start: bool | None = None  # see _starts_live
 
@@ -130,7 +135,7 @@ class Env:
         a CPU that halves X-Ceter-O's step). The step's ``rewards``, ``terminated`` and
         ``truncated`` are kept, as ``auto_reset`` keeps them."""
         # without chance neither the step nor a new game reads its key: no split
-        step_key, init_key = jax.random.split(key) if self.rules.max_chance_outcomes else (key, key)
+        step_key, init_key = keys.split(key) if self.rules.max_chance_outcomes else (key, key)
         action, _ = self._checked(action, step_key)
         safe_action, legal, offence = self._judge(state, action)  # a state given finished is played on
         played, history, length = self._play(state, safe_action, step_key)
@@ -237,7 +242,7 @@ def auto_reset(step_fn: Callable[[State, jax.Array, jax.Array], State],
         return env._step_with_reset
 
     def wrapped_step(state: State, action: jax.Array, key: jax.Array) -> State:
-        step_key, init_key = jax.random.split(key)
+        step_key, init_key = keys.split(key)
         state = state.replace(terminated=jnp.zeros_like(state.terminated), truncated=jnp.zeros_like(state.truncated))
         state = step_fn(state, action, step_key)
         fresh = init_fn(init_key).replace(rewards=state.rewards, terminated=state.terminated, truncated=state.truncated)

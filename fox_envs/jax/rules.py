@@ -16,6 +16,8 @@ import jax
 import jax.numpy as jnp
 
 from fox_envs.core.game import CHANCE, TERMINAL, Game
+from fox_envs.jax import keys
+from fox_envs.jax.fusion import materialize  # noqa: F401 (the games import it from here)
 
 Position = Any  # a pytree of arrays
 
@@ -94,7 +96,7 @@ class JaxRules:
 
         def draw_one(carry: tuple) -> tuple:
             position, key, history, length = carry
-            key, sub = jax.random.split(key)
+            key, sub = keys.split(key)
             outcome = self.draw_chance(position, sub)
             return self.apply(position, outcome), key, write_at(history, length, outcome), length + 1
 
@@ -106,16 +108,6 @@ def write_at(array: jax.Array, index: jax.Array, value: jax.Array) -> jax.Array:
     """``array`` with ``array[index] = value`` (1-D), as a select rather than a scatter: under
     ``vmap`` on a CPU a select over a short array is several times faster than a scatter."""
     return jnp.where(jnp.arange(array.shape[0]) == index, jnp.asarray(value).astype(array.dtype), array)
-
-
-def materialize(values: jax.Array) -> jax.Array:
-    """``values`` unchanged, computed once per row before a wide consumer reads it: a sum with
-    zeros is a reduction, which XLA does not fuse into (and so repeat in) each element of the
-    consumer, as it does with elementwise work (the CPU pipeline drops
-    ``optimization_barrier`` before fusion)."""
-    if values.dtype == jnp.bool_:
-        return materialize(values.astype(jnp.int8)).astype(jnp.bool_)
-    return jnp.sum(jnp.stack([values, jnp.zeros_like(values)]), axis=0).astype(values.dtype)
 
 
 def is_terminal(player: jax.Array) -> jax.Array:

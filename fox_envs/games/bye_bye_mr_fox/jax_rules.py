@@ -30,6 +30,7 @@ from fox_envs.games.bye_bye_mr_fox.board import (BLACK, BROWN, EGG, FLIP, FOX, G
 from fox_envs.games.bye_bye_mr_fox.rules import (OBS_COVERED, OBS_DISCARDED, OBS_FACE_DOWN, OBS_NEST_CIRCLES,
                                                  OBS_NESTS, OBS_PHASE, OBS_SIZE, OBS_SPIN, OBS_TOKEN, OBS_VISIBLE,
                                                  VISIBLE_SLOT, ByeByeMrFoxGame)
+from fox_envs.jax import keys
 from fox_envs.jax.rules import JaxRules
 
 # ----- packing ------------------------------------------------------------------------------------
@@ -300,7 +301,7 @@ class ByeByeMrFoxJax(JaxRules):
         def span(m: jax.Array) -> jax.Array:
             return 6 * jnp.maximum(left - m, 1)
 
-        words = jax.random.bits(key, (2,), jnp.uint32)
+        words = keys.bits(key, (2,))
         position, history, length = self._pair(position, _ticket(words[0], words[1], span(0)), history, length)
 
         def pending(carry: tuple) -> jax.Array:
@@ -309,7 +310,7 @@ class ByeByeMrFoxJax(JaxRules):
 
         def more(carry: tuple) -> tuple:
             position, history, length, m = carry
-            words = jax.random.bits(jax.random.fold_in(key, LOOP_KEYS + m), (2,), jnp.uint32)
+            words = keys.bits(keys.fold_in(key, LOOP_KEYS + m), (2,))
             position, history, length = self._pair(position, _ticket(words[0], words[1], span(m)), history, length)
             return position, history, length, m + 1
 

@@ -49,7 +49,8 @@ from fox_envs.games.outfoxed.rules import (
     MULTISET_INDEX, MULTISETS, NUM_ACTIONS, OBS_PHASE_SLOT, OBS_SIZE, OVER, PUT, PUT0, SECOND_HAND, SHOW, SHOW0,
     TABLE_SCALE, TURNS_PER_ROUND, OutfoxedGame,
 )
-from fox_envs.jax.rules import JaxRules
+from fox_envs.jax import keys
+from fox_envs.jax.rules import JaxRules, materialize
 
 DEAL_TOTAL = FIRST_HAND + SECOND_HAND  # 22 chance events a round
 NUM_MULTISETS = len(MULTISETS)
@@ -166,15 +167,6 @@ def _tickets(words: jax.Array) -> tuple[jax.Array, list[jax.Array]]:
             if len(tickets) % TICKET_EVERY == 0:  # once per row (a chain XLA would fuse into each later use)
                 limbs = list(materialize(jnp.stack(limbs)))
     return tickets[0], tickets[1:]
-
-
-def materialize(values: jax.Array) -> jax.Array:
-    """``values`` unchanged, computed once per row: a sum with zeros is a reduction, which XLA
-    does not fuse into (and so repeat in) each element of a wide consumer such as the
-    observation or the mask (the CPU pipeline drops ``optimization_barrier`` before fusion)."""
-    if values.dtype == jnp.bool_:
-        return materialize(values.astype(jnp.int8)).astype(jnp.bool_)
-    return jnp.sum(jnp.stack([values, jnp.zeros_like(values)]), axis=0).astype(values.dtype)
 
 
 def _hot(size: int, index: jax.Array) -> jax.Array:
@@ -461,7 +453,7 @@ class OutfoxedJax(JaxRules):
         ``initial()``'s position (numpy arrays: the scoring picks come first)."""
         if isinstance(position.phase, np.ndarray) and int(position.phase) == KEEP:
             return jax.tree_util.tree_map(jnp.asarray, position), history, length  # initial(): no chance yet
-        first_ticket, tickets = _tickets(jax.random.bits(key, (2 * WORDS_PER_GROUP,), jnp.uint32))
+        first_ticket, tickets = _tickets(keys.bits(key, (2 * WORDS_PER_GROUP,)))
         at_first = position.phase == FIRST
         first_draw = first_ticket.astype(jnp.int32)
         fresh_deck = CARDS_PER_COLOUR - position.kept[0] - position.kept[1]
