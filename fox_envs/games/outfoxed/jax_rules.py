@@ -252,7 +252,7 @@ class OutfoxedJax(JaxRules):
         any held colour on any square."""
         phase = position.phase
         seat = jnp.clip(self.player(position), 0, 1)
-        held = _seat_row(position.hands, seat) > 0  # [6]
+        held = materialize(_seat_row(position.hands, seat) > 0)  # [6], once per row (read by 126 entries)
         code = jnp.sum(jnp.minimum(_seat_row(position.kept, seat), 2).astype(jnp.int32) * POW3)
         words = jnp.asarray(COMPLETION_WORDS)[code]  # [6, 2]
         keep = jnp.any((words & ~position.forbidden) != 0, axis=1) & (phase == KEEP)
@@ -514,7 +514,8 @@ class OutfoxedJax(JaxRules):
         mine, theirs = _seat_row(table, seat), _seat_row(table, other)  # [square, chip, up]
         groups = jnp.concatenate([mine[..., ::-1], theirs[..., ::-1]], axis=-1).reshape(-1)  # own up, own down, ...
         own_faces = _seat_row(p.down_face.reshape(2, 18), seat)
-        counts = jnp.asarray(TWENTIETHS)[jnp.concatenate([groups, own_faces, p.up_face]).astype(jnp.int32)]
+        # the 108 counts once per row, then one lookup each (not the seat selects per entry)
+        counts = jnp.asarray(TWENTIETHS)[materialize(jnp.concatenate([groups, own_faces, p.up_face]).astype(jnp.int32))]
 
         phase = p.phase
         mover = self._mover(p)
