@@ -1,5 +1,5 @@
-"""``split``, ``bits`` and ``uniform``: the values ``jax.random`` gives for a threefry key,
-computed with the 20 rounds of Threefry-2x32 written out.
+"""``split``, ``bits``, ``uniform`` and ``fold_in``: the values ``jax.random`` gives for a
+threefry key, computed with the 20 rounds of Threefry-2x32 written out.
 
 On a CPU, jax lowers Threefry as a loop of 5 iterations, and XLA runs each iteration's
 operations as separate kernels: about 160 kernel launches per draw, whatever its size, which
@@ -7,8 +7,9 @@ for a game step over a batch costs more than the draw itself. Written out, the r
 chain of elementwise operations on uint32, which XLA fuses into one kernel. The numbers are
 the same as ``jax.random``'s for the same key (tested), so a key gives the same games either
 way. Each result is materialized (``fusion.materialize``): XLA would otherwise fuse the 20
-rounds into every element of each consumer and compute them there again. Keys of another implementation (``rbg``, ...), or with ``jax_threefry_partitionable``
-off, go to ``jax.random`` itself.
+rounds into every element of each consumer and compute them there again. Keys of another
+implementation (``rbg``, ...), or with ``jax_threefry_partitionable`` off, go to
+``jax.random`` itself.
 """
 from __future__ import annotations
 
