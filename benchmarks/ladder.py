@@ -1,7 +1,7 @@
 """The baseline ladder: for every game, one round-robin tournament of its baselines (random,
-heuristic, MCTS, and where they exist the learned agent, the AlphaZero network (X-Ceter-O's
-``alphazero``, greedy), Outfoxed's ``ismcts`` and the exact players: X-Ceter-O's ``perfect``,
-Bye Bye Mr. Fox!'s optimal team), with Bradley-Terry ratings
+heuristic, MCTS, and where they exist the learned agent, the AlphaZero agent (X-Ceter-O's
+``alphazero``: its default search over the network), Outfoxed's ``ismcts`` and the exact
+players: X-Ceter-O's ``perfect``, Bye Bye Mr. Fox!'s optimal team), with Bradley-Terry ratings
 and bootstrap 95 % intervals (cooperative Bye Bye Mr. Fox!: team win rates with Wilson
 intervals). Seats are rotated in every match; results depend only on the arguments.
 

@@ -17,7 +17,6 @@ import jax.numpy as jnp
 
 from fox_envs.core.game import CHANCE, TERMINAL, Game
 from fox_envs.jax import keys
-from fox_envs.jax.fusion import materialize  # noqa: F401 (the games import it from here)
 
 Position = Any  # a pytree of arrays
 

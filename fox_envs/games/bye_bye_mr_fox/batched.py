@@ -45,7 +45,6 @@ class ByeByeMrFoxKernels(GameKernels):
     def reset(self, lo: int, hi: int, which: np.ndarray, common: tuple) -> None:
         reset_rows(lo, hi, which, self.st, common, self.setup, self.num_players)
 
-
     def replay(self, i: int, history: np.ndarray, common: tuple) -> None:
         replay_row(i, history, self.st, common, self.setup, self.num_players)
 

@@ -57,7 +57,6 @@ class OutfoxKernels(GameKernels):
     def reset(self, lo, hi, which, common) -> None:
         reset_rows(lo, hi, which, self.state, common, self.setup)
 
-
     def replay(self, i, history, common) -> None:
         replay_row(i, history, self.state, common, self.setup)
 

@@ -37,7 +37,8 @@ from fox_envs.core.game import TERMINAL
 from fox_envs.games.outfox.board import (COORDS, NEIGHBOURS, NUM_ACTIONS, NUM_PLACE, NUM_POINTS, NUM_TYPES, PLACE,
                                          RAYS, SLIDE)
 from fox_envs.games.outfox.rules import OutfoxGame
-from fox_envs.jax.rules import JaxRules, materialize
+from fox_envs.jax.fusion import materialize
+from fox_envs.jax.rules import JaxRules
 
 ALL_POINTS = (1 << NUM_POINTS) - 1
 POINTS = np.arange(NUM_POINTS)

@@ -44,7 +44,6 @@ class OutfoxedKernels(GameKernels):
     def reset(self, lo: int, hi: int, which: np.ndarray, common: tuple) -> None:
         reset_rows(lo, hi, which, self.st, self.forb, common, self.max_rounds)
 
-
     def replay(self, i: int, history: np.ndarray, common: tuple) -> None:
         replay_row(i, history, self.st, self.forb, common, self.max_rounds)
 

@@ -50,7 +50,8 @@ from fox_envs.games.outfoxed.rules import (
     TABLE_SCALE, TURNS_PER_ROUND, OutfoxedGame,
 )
 from fox_envs.jax import keys
-from fox_envs.jax.rules import JaxRules, materialize
+from fox_envs.jax.fusion import materialize
+from fox_envs.jax.rules import JaxRules
 
 DEAL_TOTAL = FIRST_HAND + SECOND_HAND  # 22 chance events a round
 NUM_MULTISETS = len(MULTISETS)

@@ -59,7 +59,6 @@ class OutwitKernels(GameKernels):
     def reset(self, lo, hi, which, common) -> None:
         reset_rows(lo, hi, which, self.state, common, self.scale, self.stream)
 
-
     def replay(self, i, history, common) -> None:
         replay_row(i, history, self.state, common, self.scale)
 

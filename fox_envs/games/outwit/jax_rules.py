@@ -33,7 +33,8 @@ from fox_envs.core.game import TERMINAL
 from fox_envs.games.outwit import rules
 from fox_envs.games.outwit.rules import (NUM_ACTIONS, NUM_COLUMNS, NUM_PLANES, NUM_ROWS, NUM_SQUARES, OBS_SHAPE, PASS,
                                          SQUARE_INDEX)
-from fox_envs.jax.rules import JaxRules, materialize
+from fox_envs.jax.fusion import materialize
+from fox_envs.jax.rules import JaxRules
 
 RAY_SLOTS = 9  # the longest ray
 NO_SQUARE = NUM_SQUARES  # a ray's padding: reads as occupied

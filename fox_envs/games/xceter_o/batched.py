@@ -45,7 +45,6 @@ class XCeterOKernels(GameKernels):
     def reset(self, lo: int, hi: int, which: np.ndarray, common: tuple) -> None:
         reset_rows(lo, hi, which, self.state, common)
 
-
     def replay(self, i: int, history: np.ndarray, common: tuple) -> None:
         replay_row(i, history, self.state, common, self.ordered)
 
