@@ -1,6 +1,6 @@
 """The baseline ladder: for every game, one round-robin tournament of its baselines (random,
-heuristic, MCTS, and where they exist the learned agent, the AlphaZero agent (X-Ceter-O's
-``alphazero``: its default search over the network), Outfoxed's ``ismcts`` and the exact
+heuristic, MCTS, and where they exist the learned agent, the AlphaZero agent (``alphazero``:
+its default search over the network), Outfoxed's ``ismcts`` and the exact
 players: X-Ceter-O's ``perfect``, Bye Bye Mr. Fox!'s optimal team), with Bradley-Terry ratings
 and bootstrap 95 % intervals (cooperative Bye Bye Mr. Fox!: team win rates with Wilson
 intervals). Seats are rotated in every match; results depend only on the arguments.
@@ -24,8 +24,8 @@ OPTIMAL_TEAM = "fox_envs.games.bye_bye_mr_fox.solver:ByeByeMrFoxOptimal"
 # env id -> (agents, games per match)
 LADDERS: dict[str, tuple[tuple[str, ...], int]] = {
     "xceter_o_v0": (("random", "heuristic", "mcts", "alphazero", "perfect"), 100),
-    "outwit_v0": (("random", "heuristic", "mcts", "learned"), 40),
-    "outfox_v0": (("random", "heuristic", "mcts", "learned"), 40),
+    "outwit_v0": (("random", "heuristic", "mcts", "learned", "alphazero"), 40),
+    "outfox_v0": (("random", "heuristic", "mcts", "learned", "alphazero"), 40),
     "bye_bye_mr_fox_v0": (("random", "heuristic", "mcts", OPTIMAL_TEAM), 400),
     "outfoxed_v0": (("random", "heuristic", "mcts", "ismcts"), 40),
 }

@@ -26,12 +26,27 @@ def generate_positions(env_id: str, num_games: int, seed: int, epsilon: float,
                        **params: Any) -> tuple[np.ndarray, np.ndarray]:
     """``(x, y)``: ``encode(observations)`` of the kept positions of ``num_games`` finished games
     and the return of the player to move in each."""
+    samples = generate_samples(env_id, num_games, seed, epsilon, keep, encode, num_envs, explore_moves, fraction,
+                               **params)
+    return samples["x"], samples["y"]
+
+
+def generate_samples(env_id: str, num_games: int, seed: int, epsilon: float,
+                     keep: Callable[[np.ndarray], np.ndarray], encode: Callable[[np.ndarray], np.ndarray],
+                     num_envs: int = 256, explore_moves: int | None = None, fraction: float = 1.0,
+                     moves: bool = False, **params: Any) -> dict[str, np.ndarray]:
+    """The kept positions of ``num_games`` finished games: ``x`` (``encode(observations)``) and
+    ``y`` (the return of the player to move); with ``moves`` also ``action`` (the heuristic's
+    move there, whether or not a random one was played) and ``mask`` (the legal actions, packed
+    with ``np.packbits`` along the last axis)."""
     from fox_envs.batch import make
 
     env = make(env_id, num_envs, seed=seed, **params)
     rng = np.random.default_rng(seed)
     pending: list[list[tuple[int, int]]] = [[] for _ in range(num_envs)]  # per row: (sample, seat)
     chunks: list[np.ndarray] = []
+    chosen: list[np.ndarray] = []
+    masks: list[np.ndarray] = []
     targets: list[float] = []
     count = 0
     finished = 0
@@ -43,12 +58,16 @@ def generate_positions(env_id: str, num_games: int, seed: int, epsilon: float,
         selected = np.flatnonzero(wanted)
         if len(selected):
             chunks.append(encode(obs[selected]))
+            if moves:
+                masks.append(np.packbits(env.action_mask[selected], axis=-1))
             players = env.current_player[selected]
             for row, seat in zip(selected.tolist(), players.tolist()):
                 pending[row].append((count, seat))
                 count += 1
                 targets.append(0.0)
         actions = env.heuristic_actions()
+        if moves and len(selected):
+            chosen.append(actions[selected])
         explore = rng.random(num_envs) < epsilon
         if explore_moves is not None:
             explore &= env.moves < explore_moves
@@ -70,7 +89,11 @@ def generate_positions(env_id: str, num_games: int, seed: int, epsilon: float,
     x = np.concatenate(chunks) if chunks else np.zeros((0, 0), np.float32)
     y = np.array(targets, np.float32)
     done = ~np.isnan(y)
-    return x[done], y[done]
+    samples = {"x": x[done], "y": y[done]}
+    if moves:
+        samples["action"] = np.concatenate(chosen)[done] if chosen else np.zeros(0, np.int64)
+        samples["mask"] = np.concatenate(masks)[done] if masks else np.zeros((0, 0), np.uint8)
+    return samples
 
 
 def torch_net(sizes: Sequence[int], seed: int):

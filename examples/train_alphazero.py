@@ -17,7 +17,13 @@ the game, read backwards through the unroll; a game still going at the end of an
 bootstrapped from the network's value of its last position. The samples go to a replay buffer
 of the last ``--buffer`` iterations, and ``--train-steps`` Adam steps on minibatches of
 ``--minibatch`` fit the policy (cross-entropy with the search policy) and the value (squared
-error).
+error). The network is an MLP over the flat observation; Outwit's 8,101 logits come from a
+factored head (one number per from-square and per to-square, summed, and pass).
+
+``--warm-start GAMES`` first fits the network, in ``--warm-steps`` Adam steps, to GAMES games of
+the game's heuristic against itself played by the batched core (its move as the policy target,
+the game's return as the value target), as AlphaGo started from expert moves: on a CPU budget
+self-play from a random network spends its first hours relearning what the heuristic knows.
 
 Every ``--eval-every`` iterations the script saves a checkpoint (``DIR/checkpoints/``) and
 measures the greedy network, played by the numpy agent ``fox_envs.agents.alphazero`` exactly as
@@ -74,9 +80,13 @@ FULL = dict(batch=256, unroll=64, simulations=32, iterations=300, train_steps=20
 
 
 # ----- the network -----------------------------------------------------------------------------
-def init_params(key: jax.Array, n_obs: int, n_actions: int, hidden: int, layers: int) -> Params:
-    """ReLU trunk ``w0, b0, ...``, a policy head (small initial logits) and a value head, named
-    as ``fox_envs.agents.alphazero.PolicyValueNet`` reads them."""
+FACTORED_SQUARES = {"outwit_v0": 90}  # games whose moves are from*S + to, then the extra actions
+
+
+def init_params(key: jax.Array, n_obs: int, n_actions: int, hidden: int, layers: int, squares: int = 0) -> Params:
+    """ReLU trunk ``w0, b0, ...``, a policy head (small initial logits; factored into from- and
+    to-square numbers when ``squares`` > 0) and a value head, named as
+    ``fox_envs.agents.alphazero.PolicyValueNet`` reads them."""
     params: Params = {}
     keys = jax.random.split(key, layers + 2)
     width = n_obs
@@ -84,8 +94,14 @@ def init_params(key: jax.Array, n_obs: int, n_actions: int, hidden: int, layers:
         params[f"w{k}"] = jax.random.normal(keys[k], (width, hidden)) * jnp.sqrt(2.0 / width)
         params[f"b{k}"] = jnp.zeros(hidden)
         width = hidden
-    params["policy_w"] = jax.random.normal(keys[-2], (width, n_actions)) * 0.01
-    params["policy_b"] = jnp.zeros(n_actions)
+    if squares == 0:
+        params["policy_w"] = jax.random.normal(keys[-2], (width, n_actions)) * 0.01
+        params["policy_b"] = jnp.zeros(n_actions)
+    else:
+        heads = {"policy_from": squares, "policy_to": squares, "policy_extra": n_actions - squares * squares}
+        for head_key, (head, outputs) in zip(jax.random.split(keys[-2], 3), heads.items()):
+            params[f"{head}_w"] = jax.random.normal(head_key, (width, outputs)) * 0.01
+            params[f"{head}_b"] = jnp.zeros(outputs)
     params["value_w"] = jax.random.normal(keys[-1], (width, 1)) * 0.01
     params["value_b"] = jnp.zeros(1)
     return params
@@ -98,7 +114,14 @@ def forward(params: Params, x: jax.Array) -> tuple[jax.Array, jax.Array]:
     while f"w{k}" in params:
         h = jax.nn.relu(h @ params[f"w{k}"] + params[f"b{k}"])
         k += 1
-    return h @ params["policy_w"] + params["policy_b"], jnp.tanh(h @ params["value_w"] + params["value_b"])[:, 0]
+    if "policy_w" in params:
+        logits = h @ params["policy_w"] + params["policy_b"]
+    else:  # factored: the logit of from*S + to is from[f] + to[t], then the extra actions
+        source, target, extra = (h @ params[f"{head}_w"] + params[f"{head}_b"]
+                                 for head in ("policy_from", "policy_to", "policy_extra"))
+        moves = (source[:, :, None] + target[:, None, :]).reshape(h.shape[0], -1)
+        logits = jnp.concatenate([moves, extra], axis=1)
+    return logits, jnp.tanh(h @ params["value_w"] + params["value_b"])[:, 0]
 
 
 def flat(observation: jax.Array) -> jax.Array:
@@ -270,6 +293,45 @@ class Buffer:
         return {k: v[index] for k, v in self._joined.items()}
 
 
+# ----- a warm start from the heuristic ----------------------------------------------------------
+def heuristic_samples(env_id: str, game_params: dict[str, Any], games: int, seed: int,
+                      epsilon: float) -> dict[str, np.ndarray]:
+    """Every position of ``games`` games of the game's heuristic against itself on the batched
+    core (a random legal move instead with chance ``epsilon``): the flat observation, the legal
+    actions (packed bits), the heuristic's move and the mover's return."""
+    from examples._value_training import generate_samples
+
+    def flat_rows(obs: np.ndarray) -> np.ndarray:
+        return obs.reshape(len(obs), -1).astype(np.float32)
+
+    return generate_samples(env_id, games, seed, epsilon, lambda obs: np.ones(len(obs), bool), flat_rows,
+                            moves=True, **game_params)
+
+
+def warm_start(params: Params, samples: dict[str, np.ndarray], steps: int, minibatch: int, learning_rate: float,
+               seed: int, num_actions: int) -> tuple[Params, float, float]:
+    """``steps`` Adam steps fitting the policy to the heuristic's moves and the value to the games'
+    returns (the training loss, with a one-hot policy target); returns the network and the last
+    100 steps' mean policy and value losses."""
+    import optax
+
+    optimizer = optax.adamw(learning_rate, weight_decay=1e-4)
+    opt_state = optimizer.init(params)
+    train_step = make_train_step(optimizer)
+    rng = np.random.default_rng(seed)
+    losses = []
+    for _ in range(steps):
+        index = rng.integers(0, len(samples["y"]), minibatch)
+        mask = np.unpackbits(samples["mask"][index], axis=-1, count=num_actions).astype(bool)
+        batch = {"observation": samples["x"][index], "mask": mask,
+                 "policy": (np.arange(num_actions)[None, :] == samples["action"][index][:, None]).astype(np.float32),
+                 "value": samples["y"][index], "value_ok": np.ones(minibatch, bool)}
+        params, opt_state, policy_loss, value_loss = train_step(params, opt_state, {k: jnp.asarray(v) for k, v in batch.items()})
+        losses.append((float(policy_loss), float(value_loss)))
+    tail = np.mean(losses[-100:], axis=0)
+    return params, float(tail[0]), float(tail[1])
+
+
 # ----- measuring -------------------------------------------------------------------------------
 def numpy_arrays(params: Params) -> dict[str, np.ndarray]:
     return {name: np.asarray(value, np.float32) for name, value in params.items()}
@@ -388,6 +450,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--eval-simulations", type=int, default=0, help="the numpy agent's search during evaluations (default 0: greedy)")
     parser.add_argument("--opponents", default="random,heuristic,mcts", help="evaluation opponents (default random,heuristic,mcts)")
     parser.add_argument("--init", default=None, help="start from these weights (.npz written by this script)")
+    parser.add_argument("--warm-start", type=int, default=0, metavar="GAMES",
+                        help="before self-play, fit the network to GAMES games of the heuristic against itself "
+                             "(batched core): its moves and the games' returns (default 0: none)")
+    parser.add_argument("--warm-steps", type=int, default=2000, help="Adam steps of the warm start (default 2000)")
+    parser.add_argument("--warm-learning-rate", type=float, default=1e-3, help="the warm start's Adam rate (default 1e-3)")
+    parser.add_argument("--warm-epsilon", type=float, default=0.1,
+                        help="the warm start's games: chance of a random move instead of the heuristic's (default 0.1)")
     parser.add_argument("--out", default=None, help="output folder (default runs/alphazero_<env>[_ordered_rows]_seed<seed>)")
     return parser
 
@@ -430,8 +499,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     if args.init:
         params = {k: jnp.asarray(v) for k, v in load_weights(args.init).items()}
     else:
-        params = init_params(init_key, n_obs, env.num_actions, config.hidden, config.layers)
-    rate = (optax.cosine_decay_schedule(config.learning_rate, iterations * config.train_steps, alpha=0.05)
+        params = init_params(init_key, n_obs, env.num_actions, config.hidden, config.layers,
+                             FACTORED_SQUARES.get(args.env, 0))
+    rate = (optax.cosine_decay_schedule(config.learning_rate, max(iterations * config.train_steps, 1), alpha=0.05)
             if args.schedule == "cosine" else config.learning_rate)
     optimizer = optax.adamw(rate, weight_decay=1e-4)
     opt_state = optimizer.init(params)
@@ -464,6 +534,18 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         curve.append(point)
         print(f"  eval @ {iteration}: {describe(point)}  ({total_wall:.0f}s wall, {total_cpu:.0f}s CPU so far)", flush=True)
 
+    if args.warm_start:
+        samples = heuristic_samples(args.env, game_params, args.warm_start, args.seed, args.warm_epsilon)
+        params, policy_loss, value_loss = warm_start(params, samples, args.warm_steps, config.minibatch,
+                                                     args.warm_learning_rate, args.seed, env.num_actions)
+        wall, cpu = clock.read()
+        meta["warm_start"] = {"games": args.warm_start, "positions": len(samples["y"]), "steps": args.warm_steps,
+                              "learning_rate": args.warm_learning_rate, "epsilon": args.warm_epsilon, "wall": round(wall, 1), "cpu": round(cpu, 1)}
+        print(f"warm start: {len(samples['y'])} positions of {args.warm_start} heuristic games, {args.warm_steps} "
+              f"Adam steps, policy loss {policy_loss:.3f}, value loss {value_loss:.3f}  ({wall:.0f}s wall, {cpu:.0f}s CPU)",
+              flush=True)
+        del samples
+        opt_state = optimizer.init(params)
     evaluate(0)
     for iteration in range(1, iterations + 1):
         key, play_key = jax.random.split(key)

@@ -1,6 +1,7 @@
-"""The ``alphazero`` agent (fox_envs/agents/alphazero.py): packaged X-Ceter-O networks played
-with numpy alone, the variant taken from the state, the greedy policy and the search, and the
-table of benchmarks/xceter_o_alphazero.py against the exact solver. No jax or torch needed."""
+"""The ``alphazero`` agent (fox_envs/agents/alphazero.py): packaged X-Ceter-O, Outfox and Outwit
+networks played with numpy alone, the variant taken from the state, the factored policy head,
+the greedy policy and the search, and the table of benchmarks/xceter_o_alphazero.py against the
+exact solver. No jax or torch needed."""
 from __future__ import annotations
 
 import subprocess
@@ -46,8 +47,60 @@ def test_packaged_networks_are_small_float32(ordered_rows):
     assert sum(a.nbytes for a in arrays.values()) < 400_000
     net = PolicyValueNet(arrays)
     assert (net.num_inputs, net.num_actions) == (90, 9)
-    assert alphazero_games() == ("xceter_o_v0",) and set(WEIGHT_FILES["xceter_o_v0"].values()) == {
-        "alphazero_xceter_o_v0.npz", "alphazero_xceter_o_v0_ordered_rows.npz"}
+    assert alphazero_games() == ("xceter_o_v0", "outfox_v0", "outwit_v0")
+    assert set(WEIGHT_FILES["xceter_o_v0"].values()) == {"alphazero_xceter_o_v0.npz", "alphazero_xceter_o_v0_ordered_rows.npz"}
+
+
+@pytest.mark.parametrize("env_id, factored", [("outfox_v0", False), ("outwit_v0", True)])
+def test_packaged_board_game_networks_fit_their_game(env_id, factored):
+    """Outfox's network has one logit per action; Outwit's 8,101 come from a factored head
+    (90 from-square and 90 to-square numbers, and pass)."""
+    game = fox_envs.make_game(env_id)
+    arrays = packaged_arrays(env_id, game.params)
+    assert all(a.dtype.kind == "f" for a in arrays.values())
+    assert sum(a.nbytes for a in arrays.values()) < 1_000_000
+    net = PolicyValueNet(arrays)
+    state = game.new_initial_state()
+    assert net.num_inputs == state.observation_tensor(0).size and net.num_actions == game.num_actions
+    assert net.factored is factored and ("policy_w" in arrays) is not factored
+
+
+def random_arrays(rng: np.random.Generator, inputs: int, hidden: int, heads: dict[str, int]) -> dict[str, np.ndarray]:
+    arrays = {"w0": rng.normal(size=(inputs, hidden)), "b0": rng.normal(size=hidden),
+              "value_w": rng.normal(size=(hidden, 1)), "value_b": rng.normal(size=1)}
+    for head, outputs in heads.items():
+        arrays[f"{head}_w"], arrays[f"{head}_b"] = rng.normal(size=(hidden, outputs)), rng.normal(size=outputs)
+    return {k: v.astype(np.float32) for k, v in arrays.items()}
+
+
+def test_factored_head_gives_each_move_the_sum_of_its_squares():
+    """The logit of ``from*S + to`` is ``from[f] + to[t]``; the extra actions follow the S*S moves."""
+    rng = np.random.default_rng(0)
+    arrays = random_arrays(rng, 12, 8, {"policy_from": 5, "policy_to": 5, "policy_extra": 2})
+    net = PolicyValueNet(arrays)
+    assert net.factored and net.num_actions == 27
+    x = rng.normal(size=(3, 12)).astype(np.float32)
+    logits, value = net.forward(x)
+    h = np.maximum(x @ arrays["w0"] + arrays["b0"], 0)
+    source, target, extra = (h @ arrays[f"{k}_w"] + arrays[f"{k}_b"] for k in ("policy_from", "policy_to", "policy_extra"))
+    for f in range(5):
+        for t in range(5):
+            assert np.allclose(logits[:, f * 5 + t], source[:, f] + target[:, t], atol=1e-5)
+    assert np.allclose(logits[:, 25:], extra, atol=1e-5)
+    assert np.allclose(value, np.tanh(h @ arrays["value_w"] + arrays["value_b"])[:, 0], atol=1e-6)
+    uneven = random_arrays(rng, 12, 8, {"policy_from": 5, "policy_to": 4, "policy_extra": 1})
+    with pytest.raises(InvalidParameterError, match="as many from-squares as to-squares"):
+        PolicyValueNet(uneven)
+    with pytest.raises(InvalidParameterError, match="missing.*policy_extra_w"):
+        PolicyValueNet({k: v for k, v in arrays.items() if not k.startswith("policy_extra")})
+
+
+@pytest.mark.parametrize("env_id", ["outfox_v0", "outwit_v0"])
+def test_board_game_agents_play_whole_games(env_id):
+    """The shipped networks play legal moves to the end of every game, greedy and searched."""
+    for spec in ("alphazero:simulations=0", "alphazero:simulations=4"):
+        result = evaluate(env_id, [spec, "random"], num_games=2, seed=3)
+        assert result.num_games == 2 and result.results[0].games == 2, result.summary()
 
 
 def test_forward_pass_matches_plain_python():
@@ -105,11 +158,13 @@ def test_plays_with_numpy_alone(tmp_path):
         "    r = evaluate('xceter_o_v0', ['alphazero', 'random'], num_games=4, seed=1, params={'ordered_rows': flag})\n"
         "    r2 = evaluate('xceter_o_v0', ['alphazero:simulations=8', 'random'], num_games=2, seed=1, params={'ordered_rows': flag})\n"
         "    print(r.results[0].games + r2.results[0].games)\n"
+        "for env_id in ('outfox_v0', 'outwit_v0'):\n"
+        "    print(evaluate(env_id, ['alphazero:simulations=2', 'random'], num_games=2, seed=1).results[0].games)\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('jax', 'torch')))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["6", "6", "[]"]
+    assert out.stdout.split() == ["6", "6", "2", "2", "[]"]
 
 
 # ----- play ------------------------------------------------------------------------------------
@@ -146,10 +201,13 @@ def test_beats_random_and_heuristic():
 
 
 def test_clear_errors():
-    with pytest.raises(InvalidParameterError, match="'alphazero' exists only for xceter_o_v0"):
-        make_agent("alphazero", "outwit_v0")
-    with pytest.raises(InvalidParameterError, match="no trained network for 'outwit_v0'"):
-        AlphaZeroAgent("outwit_v0")
+    with pytest.raises(InvalidParameterError, match="'alphazero' exists only for xceter_o_v0 .*outwit_v0"):
+        make_agent("alphazero", "outfoxed_v0")
+    with pytest.raises(InvalidParameterError, match="no trained network for 'outfoxed_v0'"):
+        AlphaZeroAgent("outfoxed_v0")
+    three = fox_envs.make_game("outfox_v0", num_players=3).new_initial_state()
+    with pytest.raises(InvalidParameterError, match="no network for outfox_v0 with {'num_players': 3}"):
+        make_agent("alphazero", "outfox_v0").act(three, 0)
     with pytest.raises(InvalidParameterError, match="simulations"):
         make_agent("alphazero:simulations=-1", "xceter_o_v0")
     with pytest.raises(InvalidParameterError, match="c must be"):
@@ -202,3 +260,17 @@ def test_every_reachable_position_against_the_solver(ordered_rows):
     assert converted(solver, pos, pos.fastest)[won].all()
     keep = np.where(pos.mask & (pos.move_sign == pos.value[:, None]), 1, 0).argmax(axis=1)
     assert not converted(solver, pos, keep)[won].all()
+
+
+def test_checkpoint_benchmark_plays_each_network(tmp_path, capsys):
+    """benchmarks/alphazero_checkpoints.py: every network file plays each opponent, seats
+    rotated, one table row per network."""
+    from benchmarks.alphazero_checkpoints import main
+
+    path = tmp_path / "net.npz"
+    np.savez(path, **packaged_arrays("xceter_o_v0", {"ordered_rows": False}))
+    rows = main(["--env", "xceter_o_v0", str(path), str(path), "--labels", "a,b", "--opponents", "random",
+                 "--games", "4", "--simulations", "0"])
+    assert [r["random"]["games"] for r in rows] == [4, 4] and rows[0]["random"] == rows[1]["random"]
+    table = capsys.readouterr().out.splitlines()
+    assert table[0].startswith("| network | vs random") and table[2].startswith("| a | ") and table[3].startswith("| b | ")

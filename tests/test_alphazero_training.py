@@ -66,6 +66,49 @@ def test_quick_mode_learns_and_writes_weights_checkpoints_and_curve(tmp_path, ca
     assert "wall time" in out and "CPU time" in out
 
 
+def test_factored_policy_head_is_the_numpy_agents():
+    """Outwit's network factors its 8,101 logits into from- and to-square numbers (and pass):
+    the training forward pass and the numpy agent's agree on real observations."""
+    import jax
+
+    import fox_envs
+    from examples.train_alphazero import FACTORED_SQUARES, forward, init_params, numpy_arrays
+    from fox_envs.agents.alphazero import PolicyValueNet
+
+    params = init_params(jax.random.PRNGKey(0), 9 * 10 * 13, 8101, 32, 2, FACTORED_SQUARES["outwit_v0"])
+    assert {"policy_from_w", "policy_to_w", "policy_extra_w"} <= set(params) and "policy_w" not in params
+    params = {k: v * 5 for k, v in params.items()}  # logits far from zero (about 1 to 10)
+    state = fox_envs.make_game("outwit_v0").new_initial_state()
+    x = np.stack([state.observation_tensor(p).ravel() for p in (0, 1)])
+    logits, value = forward(params, x)
+    net = PolicyValueNet(numpy_arrays(params))
+    want_logits, want_value = net.forward(x)
+    assert logits.shape == (2, 8101) and net.num_actions == 8101
+    assert np.abs(want_logits).max() > 1 and np.allclose(np.asarray(logits), want_logits, rtol=1e-4, atol=1e-4)
+    assert np.allclose(np.asarray(value), want_value, atol=1e-5)
+
+
+def test_warm_start_fits_the_heuristics_moves_and_returns():
+    """``--warm-start``: the heuristic's games on the batched core give legal moves (the packed
+    mask unpacks to the batched core's mask, which holds the move) and returns in {-1, 0, 1};
+    fitting them lowers the policy loss from the untrained network's."""
+    import jax
+
+    from examples.train_alphazero import heuristic_samples, init_params, warm_start
+
+    samples = heuristic_samples("xceter_o_v0", {"ordered_rows": False}, 30, seed=1, epsilon=0.1)
+    count = len(samples["y"])
+    assert count >= 30 * 5 and samples["x"].shape == (count, 90) and samples["mask"].shape == (count, 2)
+    mask = np.unpackbits(samples["mask"], axis=-1, count=9).astype(bool)
+    assert mask[np.arange(count), samples["action"]].all()
+    assert set(np.unique(samples["y"])) <= {-1.0, 0.0, 1.0} and (samples["y"] != 0).any()
+    params = init_params(jax.random.PRNGKey(0), 90, 9, 32, 1)
+    _, first_policy, _ = warm_start(params, samples, 1, 64, 1e-3, 0, 9)
+    _, policy_loss, value_loss = warm_start(params, samples, 300, 64, 1e-3, 0, 9)
+    assert policy_loss < first_policy - 0.3, (first_policy, policy_loss)
+    assert value_loss < 1.0
+
+
 def test_value_targets_follow_the_game_backwards():
     """Returns flow back through the unroll with the sign of the mover, stop at a game's end
     and bootstrap a game still going; random opening moves give no value target."""

@@ -2,12 +2,17 @@
 
 The network (trained by ``examples/train_alphazero.py``) reads the rules core's observation of
 the player to move, flattened (``observation_tensor(player).ravel()``, the hwc layout), through
-ReLU layers ``w0, b0, w1, b1, ...`` (``w_k`` of shape ``[inputs, outputs]``), then two heads:
-``policy_w, policy_b`` give one logit per action, ``value_w, value_b`` one number through tanh,
-the expected return of the player to move (+1 a sure win, -1 a sure loss).
+ReLU layers ``w0, b0, w1, b1, ...`` (``w_k`` of shape ``[inputs, outputs]``), then two heads.
+The policy head gives one logit per action: either in full (``policy_w, policy_b``), or factored
+for games whose moves go from one square to another (Outwit's ``from*90 + to``, then pass):
+``policy_from_*`` and ``policy_to_*`` give one number per square and the logit of ``from*S + to``
+is their sum, ``policy_extra_*`` the logits of the actions after the ``S*S`` moves. The value
+head ``value_w, value_b`` gives one number through tanh, the expected return of the player to
+move (+1 a sure win, -1 a sure loss).
 
-``AlphaZeroAgent.act`` (``simulations`` defaults to 256 for X-Ceter-O: the greedy policy alone
-misses some forced wins that the search finds, docs/evaluation.md):
+``AlphaZeroAgent.act`` (``simulations`` defaults to 256 for the shipped games: on X-Ceter-O the
+greedy policy alone misses some forced wins that the search finds, docs/evaluation.md; 32 for
+other games' networks given as ``arrays``):
 
 * ``simulations=0``: the greedy policy, the legal action with the largest logit (ties: lowest
   action);
@@ -16,10 +21,12 @@ misses some forced wins that the search finds, docs/evaluation.md):
   value head, exact returns at finished games; the most visited root action is played (ties:
   the larger prior). Deterministic: the seed is accepted for the agent protocol only.
 
-Weights ship in ``fox_envs/agents/weights/`` as ``alphazero_<env id>[_<variant>].npz`` (float32
-arrays, a few hundred KB at most), loaded through ``importlib.resources``. A game with variants
+Weights ship in ``fox_envs/agents/weights/`` as ``alphazero_<env id>[_<variant>].npz`` (float
+arrays, a few hundred KB at most: float32, or float16 for the Outfox and Outwit networks; the
+agent computes in float32), loaded through ``importlib.resources``. A game with variants
 has one network per variant and the agent takes the variant from the state it is given
-(X-Ceter-O: ``ordered_rows``). Only numpy is needed to play: no jax, no torch.
+(X-Ceter-O: ``ordered_rows``; Outfox: two players only). Networks ship for X-Ceter-O, Outfox
+and Outwit. Only numpy is needed to play: no jax, no torch.
 """
 from __future__ import annotations
 
@@ -33,14 +40,17 @@ from fox_envs.agents.base import SeededAgent
 from fox_envs.core.errors import InvalidParameterError
 
 WEIGHTS_PACKAGE = "fox_envs.agents.weights"
+FACTORED_HEADS = ("policy_from", "policy_to", "policy_extra")  # a factored policy head's arrays, in order
 
 # env id -> {variant key: weights file}; the variant key of a state is ``variant_key(env_id, params)``
 WEIGHT_FILES: dict[str, dict[tuple, str]] = {
     "xceter_o_v0": {(("ordered_rows", False),): "alphazero_xceter_o_v0.npz",
                     (("ordered_rows", True),): "alphazero_xceter_o_v0_ordered_rows.npz"},
+    "outfox_v0": {(("num_players", 2),): "alphazero_outfox_v0.npz"},
+    "outwit_v0": {(): "alphazero_outwit_v0.npz"},
 }
-VARIANT_PARAMS = {"xceter_o_v0": ("ordered_rows",)}  # the params that choose the network
-DEFAULT_SIMULATIONS = {"xceter_o_v0": 256}  # the agent's search by default (0: the greedy policy)
+VARIANT_PARAMS = {"xceter_o_v0": ("ordered_rows",), "outfox_v0": ("num_players",)}  # the params that choose the network
+DEFAULT_SIMULATIONS = {"xceter_o_v0": 256, "outfox_v0": 256, "outwit_v0": 256}  # the agent's search by default (0: the greedy policy)
 
 
 def alphazero_games() -> tuple[str, ...]:
@@ -83,23 +93,31 @@ class PolicyValueNet:
                 raise InvalidParameterError(f"policy-value network arrays: w{k} without b{k} (missing b{k})")
             self.layers.append((np.asarray(arrays[f"w{k}"], np.float32), np.asarray(arrays[f"b{k}"], np.float32)))
             k += 1
-        missing = [name for name in ("policy_w", "policy_b", "value_w", "value_b") if name not in arrays]
+        self.factored = "policy_from_w" in arrays
+        heads = FACTORED_HEADS if self.factored else ("policy",)
+        needed = [f"{head}_{part}" for head in (*heads, "value") for part in "wb"]
+        missing = [name for name in needed if name not in arrays]
         if not self.layers or missing:
             raise InvalidParameterError(f"policy-value network arrays need w0, b0, ... and the heads; missing {missing or ['w0']}")
-        self.policy = (np.asarray(arrays["policy_w"], np.float32), np.asarray(arrays["policy_b"], np.float32))
+        self.heads = [(np.asarray(arrays[f"{head}_w"], np.float32), np.asarray(arrays[f"{head}_b"], np.float32))
+                      for head in heads]
         self.value_head = (np.asarray(arrays["value_w"], np.float32), np.asarray(arrays["value_b"], np.float32))
         width = self.layers[0][0].shape[0]
         for w, b in self.layers:
             if w.ndim != 2 or w.shape[0] != width or b.shape != (w.shape[1],):
                 raise InvalidParameterError(f"policy-value network layer shapes do not chain: {w.shape}, {b.shape}")
             width = w.shape[1]
-        for w, b in (self.policy, self.value_head):
+        for w, b in (*self.heads, self.value_head):
             if w.ndim != 2 or w.shape[0] != width or b.shape != (w.shape[1],):
                 raise InvalidParameterError(f"policy-value network head shapes do not fit: {w.shape}, {b.shape}")
         if self.value_head[0].shape[1] != 1:
             raise InvalidParameterError("the value head must have one output")
+        if self.factored and self.heads[0][0].shape[1] != self.heads[1][0].shape[1]:
+            raise InvalidParameterError("a factored policy head needs as many from-squares as to-squares: "
+                                        f"{self.heads[0][0].shape[1]} and {self.heads[1][0].shape[1]}")
         self.num_inputs = self.layers[0][0].shape[0]
-        self.num_actions = self.policy[0].shape[1]
+        self.num_actions = (self.heads[0][0].shape[1] ** 2 + self.heads[2][0].shape[1] if self.factored
+                            else self.heads[0][0].shape[1])
 
     def forward(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         h = np.asarray(x, np.float32)
@@ -107,9 +125,20 @@ class PolicyValueNet:
             raise InvalidParameterError(f"the network expects [N, {self.num_inputs}] observations, got {h.shape}")
         for w, b in self.layers:
             h = np.maximum(h @ w + b, 0.0)
-        logits = h @ self.policy[0] + self.policy[1]
+        logits = policy_logits([h @ w + b for w, b in self.heads])
         value = np.tanh(h @ self.value_head[0] + self.value_head[1])[:, 0]
         return logits, value
+
+
+def policy_logits(outputs: list[np.ndarray]) -> np.ndarray:
+    """The logits of every action from the policy head's outputs: ``[full]`` as they are, or
+    ``[from, to, extra]`` (factored): the logit of ``f*S + t`` is ``from[f] + to[t]``, then the
+    extra actions."""
+    if len(outputs) == 1:
+        return outputs[0]
+    source, target, extra = outputs
+    moves = (source[:, :, None] + target[:, None, :]).reshape(len(source), -1)
+    return np.concatenate([moves, extra], axis=1)
 
 
 def greedy_actions(net: PolicyValueNet, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:

@@ -18,6 +18,8 @@ RULES_SUMMARY = """\
 
 LEARNED = NamedAgent(f"{__name__}.learned:make_learned", "learned",
                      "(2 players) a packaged value network choosing among lookahead moves (docs/training.md)")
+ALPHAZERO = NamedAgent("fox_envs.agents.alphazero:make_alphazero", "alphazero[:simulations=N,c=1.5]",
+                       "(2 players) an AlphaZero self-play network guiding a search (N=256; 0: greedy), numpy only")
 
 SPEC = GameSpec(
     env_id="outfox_v0",
@@ -28,7 +30,7 @@ SPEC = GameSpec(
     rules_summary=RULES_SUMMARY,
     rules_page="docs/rules/outfox.md",
     heuristic=f"{__name__}.heuristic:OutfoxHeuristic",
-    agents={"learned": LEARNED},
+    agents={"learned": LEARNED, "alphazero": ALPHAZERO},
     # whole-turn rollouts (win if possible, else a turn leaving the next seat no win)
     search_defaults={"simulations": 600, "c": 1.0, "rollout": "game", "rollout_limit": 200,
                      "decisive": True, "safety": True, "reuse": True},

@@ -17,6 +17,8 @@ RULES_SUMMARY = """\
 
 LEARNED = NamedAgent(f"{__name__}.learned:make_learned", "learned",
                      "a packaged value network choosing among lookahead moves (docs/training.md)")
+ALPHAZERO = NamedAgent("fox_envs.agents.alphazero:make_alphazero", "alphazero[:simulations=N,c=1.5]",
+                       "an AlphaZero self-play network guiding a search (N=256; 0: greedy), numpy only")
 
 SPEC = GameSpec(
     env_id="outwit_v0",
@@ -27,7 +29,7 @@ SPEC = GameSpec(
     rules_summary=RULES_SUMMARY,
     rules_page="docs/rules/outwit.md",
     heuristic=f"{__name__}.heuristic:OutwitHeuristic",
-    agents={"learned": LEARNED},
+    agents={"learned": LEARNED, "alphazero": ALPHAZERO},
     # random rollouts never finish: value every new leaf with the race evaluator instead
     search_defaults={"simulations": 500, "c": 0.7, "rollout": "random", "rollout_limit": 0,
                      "evaluator": "game", "decisive": True, "safety": True, "reuse": True},
