@@ -53,6 +53,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from examples.train_jax_ppo import MASKED, Clock, device_line, done
+from fox_envs.agents.alphazero import FACTORED_HEADS, policy_logits
 
 GAMES = ("xceter_o_v0", "outfox_v0", "outwit_v0")
 Params = dict[str, jax.Array]
@@ -98,8 +99,8 @@ def init_params(key: jax.Array, n_obs: int, n_actions: int, hidden: int, layers:
         params["policy_w"] = jax.random.normal(keys[-2], (width, n_actions)) * 0.01
         params["policy_b"] = jnp.zeros(n_actions)
     else:
-        heads = {"policy_from": squares, "policy_to": squares, "policy_extra": n_actions - squares * squares}
-        for head_key, (head, outputs) in zip(jax.random.split(keys[-2], 3), heads.items()):
+        sizes = (squares, squares, n_actions - squares * squares)
+        for head_key, head, outputs in zip(jax.random.split(keys[-2], 3), FACTORED_HEADS, sizes):
             params[f"{head}_w"] = jax.random.normal(head_key, (width, outputs)) * 0.01
             params[f"{head}_b"] = jnp.zeros(outputs)
     params["value_w"] = jax.random.normal(keys[-1], (width, 1)) * 0.01
@@ -114,13 +115,8 @@ def forward(params: Params, x: jax.Array) -> tuple[jax.Array, jax.Array]:
     while f"w{k}" in params:
         h = jax.nn.relu(h @ params[f"w{k}"] + params[f"b{k}"])
         k += 1
-    if "policy_w" in params:
-        logits = h @ params["policy_w"] + params["policy_b"]
-    else:  # factored: the logit of from*S + to is from[f] + to[t], then the extra actions
-        source, target, extra = (h @ params[f"{head}_w"] + params[f"{head}_b"]
-                                 for head in ("policy_from", "policy_to", "policy_extra"))
-        moves = (source[:, :, None] + target[:, None, :]).reshape(h.shape[0], -1)
-        logits = jnp.concatenate([moves, extra], axis=1)
+    heads = ("policy",) if "policy_w" in params else FACTORED_HEADS
+    logits = policy_logits([h @ params[f"{head}_w"] + params[f"{head}_b"] for head in heads], jnp)
     return logits, jnp.tanh(h @ params["value_w"] + params["value_b"])[:, 0]
 
 

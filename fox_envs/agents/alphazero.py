@@ -130,15 +130,15 @@ class PolicyValueNet:
         return logits, value
 
 
-def policy_logits(outputs: list[np.ndarray]) -> np.ndarray:
+def policy_logits(outputs: list[Any], xp: Any = np) -> Any:
     """The logits of every action from the policy head's outputs: ``[full]`` as they are, or
     ``[from, to, extra]`` (factored): the logit of ``f*S + t`` is ``from[f] + to[t]``, then the
-    extra actions."""
+    extra actions. ``xp`` is the array module (numpy here; the trainer passes ``jax.numpy``)."""
     if len(outputs) == 1:
         return outputs[0]
     source, target, extra = outputs
-    moves = (source[:, :, None] + target[:, None, :]).reshape(len(source), -1)
-    return np.concatenate([moves, extra], axis=1)
+    moves = (source[:, :, None] + target[:, None, :]).reshape(source.shape[0], -1)
+    return xp.concatenate([moves, extra], axis=1)
 
 
 def greedy_actions(net: PolicyValueNet, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
