@@ -7,18 +7,16 @@ face, chip, face up: the only cards a call or a chip choice touches). The forbid
 multisets are two 32-bit words (``MULTISETS`` order).
 
 Chance: the first player (1/2 each), then the round's 22 deals. A deal draws a colour with
-probability proportional to what is left, so the 22 deals are drawn as 22 integer tickets at
-once (ticket ``i`` uniform below the cards left, 54 - i: every round deals from the 54 cards
-nobody kept) and decoded in order against the shrinking deck: the same draws the generic loop
-makes, without a ``while_loop``. The tickets come from 8 random words (4 Threefry blocks, not
-22): two 128-bit numbers, each cut into the mixed-radix digits of its group of tickets by
-multiplying by the spans over 26-bit limbs (see ``_tickets``; uniform up to 2**-64 per outcome,
-as ``jax.random.randint``). The decode keeps the deck as 5 cumulative counts, separate per-game
-numbers: a deal is 5 compares and 5 subtractions. Both chains are unrolled and cut by
-``materialize`` after every ticket and every deal; without the cuts XLA fuses the whole chain
-into each later use (quadratic work and minutes of compile). The outcomes go into the history
-in the core's order (first player, then the first player's 12 cards, then the second's 10), as
-one block written at the history's end (an in-place update).
+probability proportional to what is left: the same as taking the ``t``-th card still in the deck
+(in colour order) for ``t`` uniform below the cards left. So the 22 deals are 22 independent
+tickets (ticket ``i`` uniform below 54 - i: every round deals from the 54 cards nobody kept),
+each from two random words as ``jax.random.randint`` draws it (uniform up to 2**-64), and the
+cards they take are found all at once by decoding the tickets as an inversion table (see
+``_cards_taken``): the same draws the generic loop makes, without a ``while_loop`` and without
+a chain from deal to deal. A card's colour is how many colours' cumulative counts it reaches.
+The outcomes go into the history in the core's order (first player, then the first player's
+12 cards, then the second's 10), as one block written at the history's end (an in-place
+update).
 
 Every position ``resolve_chance`` returns is materialized: the observation and the mask read it
 per element, and XLA would otherwise redo the whole ``apply`` for each of their elements.
@@ -52,6 +50,7 @@ from fox_envs.games.outfoxed.rules import (
 from fox_envs.jax import keys
 from fox_envs.jax.fusion import materialize
 from fox_envs.jax.rules import JaxRules
+from fox_envs.jax.sparse import only_where
 
 DEAL_TOTAL = FIRST_HAND + SECOND_HAND  # 22 chance events a round
 NUM_MULTISETS = len(MULTISETS)
@@ -133,41 +132,57 @@ class Position(NamedTuple):
 
 
 DECK_SIZE = 6 * CARDS_PER_COLOUR - 6  # a round deals from the 54 cards nobody kept
-WORDS_PER_GROUP = 4  # 128 random bits per group of tickets
-# the tickets' spans: the first player (2), then deal i uniform below the cards left, 54 - i
-TICKET_EVERY = DEAL_EVERY = 1
-LIMB_MASK, TOP_MASK = np.uint32((1 << 26) - 1), np.uint32((1 << 24) - 1)
-TICKET_GROUPS = ((2,) + tuple(DECK_SIZE - i for i in range(11)), tuple(DECK_SIZE - i for i in range(11, DEAL_TOTAL)))
+# deal i's ticket: uniform below the cards left, 54 - i
+TICKET_SPANS = np.array([DECK_SIZE - i for i in range(DEAL_TOTAL)], np.uint32)
+# 2**32 mod span, as jax.random.randint computes it: (2**16 mod span)**2 mod span
+TICKET_MULTIPLIERS = np.array([(1 << 32) % int(span) for span in TICKET_SPANS], np.uint32)
+EARLIER = np.tril(np.ones((DEAL_TOTAL, DEAL_TOTAL), bool), -1)  # [i, j]: j < i
 
 
-def _tickets(words: jax.Array) -> tuple[jax.Array, list[jax.Array]]:
-    """The first-player ticket (uniform below 2) and the 22 deal tickets (ticket ``i`` uniform
-    below ``54 - i``) from ``2 * WORDS_PER_GROUP`` random uint32 words: each group of
-    ``TICKET_GROUPS`` is the mixed-radix digits of ``floor(U * N / 2**128)`` for the 128-bit
-    number ``U`` of its words and ``N`` the product of its spans (below 2**64): every
-    combination of tickets comes with probability ``1 / N`` up to ``2**-128``, each ticket
-    uniform up to ``2**-64`` (as ``jax.random.randint``). A digit is the carry out of ``U * span``
-    over 26-bit limbs (a limb times a span below 64 fits 32 bits; no division); what stays
-    below the carry is the next digit's ``U``."""
-    tickets = []
-    for group, spans in enumerate(TICKET_GROUPS):
-        w = [words[group * WORDS_PER_GROUP + i] for i in range(WORDS_PER_GROUP)]  # least significant first
-        limbs = [w[0] & LIMB_MASK, (w[0] >> 26) | ((w[1] << 6) & LIMB_MASK), (w[1] >> 20) | ((w[2] << 12) & LIMB_MASK),
-                 (w[2] >> 14) | ((w[3] << 18) & LIMB_MASK), w[3] >> 8]  # 26, 26, 26, 26, 24 bits
-        for span in spans:
-            carry = jnp.uint32(0)
-            for j, limb in enumerate(limbs):
-                product = limb * jnp.uint32(span) + carry
-                if j < len(limbs) - 1:
-                    limbs[j] = product & LIMB_MASK
-                    carry = product >> 26
-                else:  # the top limb: 24 bits below 2**128
-                    limbs[j] = product & TOP_MASK
-                    carry = product >> 24
-            tickets.append(carry)
-            if len(tickets) % TICKET_EVERY == 0:  # once per row (a chain XLA would fuse into each later use)
-                limbs = list(materialize(jnp.stack(limbs)))
-    return tickets[0], tickets[1:]
+def _tickets(words: jax.Array) -> jax.Array:
+    """The 22 deal tickets, ticket ``i`` uniform below ``54 - i``, each from two random words as
+    ``jax.random.randint`` draws it: ``(high mod span) * (2**32 mod span) + low mod span``, mod
+    span (uniform up to ``span / 2**64``). Independent tickets: one elementwise kernel."""
+    spans = jnp.asarray(TICKET_SPANS)
+    high, low = words[:DEAL_TOTAL], words[DEAL_TOTAL: 2 * DEAL_TOTAL]
+    return (((high % spans) * jnp.asarray(TICKET_MULTIPLIERS) + low % spans) % spans).astype(jnp.int32)
+
+
+def _cards_taken(tickets: jax.Array) -> jax.Array:
+    """The card (0..53, in colour order) each deal takes when deal ``i`` takes the ``tickets[i]``-th
+    card still in the deck: the inversion table decoded per deal, from the latest earlier deal
+    back to the first, each earlier ticket at or below the running index pushing it one card on.
+    Each deal's chain reads only its own index (no fan-in): XLA fuses the 21 steps of all 22
+    deals into one kernel."""
+    index = tickets
+    for j in range(DEAL_TOTAL - 2, -1, -1):
+        index = index + (jnp.asarray(EARLIER[:, j]) & (index >= tickets[j])).astype(jnp.int32)
+    return index
+
+
+def _deal(key: jax.Array, deck: jax.Array) -> tuple[jax.Array, jax.Array]:
+    """The first-player draw (a random bit) and the 22 deals' colours from ``deck`` (int32
+    counts by colour): deal ``i`` takes the ``tickets[i]``-th card still in the deck, in colour
+    order; a card's colour is how many colours' cumulative counts it reaches."""
+    words = keys.bits(key, (2 * DEAL_TOTAL + 1,))
+    tickets = materialize(_tickets(words))  # once per row: the chain below reads each ticket 21 times
+    cards = materialize(_cards_taken(tickets))  # once per row: each read 5 times below
+    starts = jnp.stack([jnp.sum(deck[: k + 1]) for k in range(5)])
+    deals = jnp.sum((cards[:, None] >= starts[None, :]).astype(jnp.int32), axis=1)
+    return (words[-1] & 1).astype(jnp.int32), deals
+
+
+def _count_slots() -> np.ndarray:
+    """int32 ``[seat, 108]``: where each count of the observation's table part sits in
+    ``concatenate([table, down_face, up_face])``: per square and chip the seat's cards face up,
+    face down, then the opponent's; the seat's face-down cards by true face; the face-up ones."""
+    cards = np.arange(TABLE_SIZE + 36 + 18)
+    table, down_face, up_face = cards[:TABLE_SIZE].reshape(2, 3, 6, 2), cards[TABLE_SIZE:TABLE_SIZE + 36], cards[-18:]
+    return np.stack([np.concatenate([np.concatenate([table[s, ..., ::-1], table[1 - s, ..., ::-1]], axis=-1).ravel(),
+                                     down_face.reshape(2, 18)[s], up_face]) for s in (0, 1)]).astype(np.int32)
+
+
+COUNT_SLOTS = _count_slots()
 
 
 def _hot(size: int, index: jax.Array) -> jax.Array:
@@ -446,45 +461,26 @@ class OutfoxedJax(JaxRules):
     # ----- chance -------------------------------------------------------------------------------
     def resolve_chance(self, position: Position, key: jax.Array, history: jax.Array,
                        length: jax.Array) -> tuple[Position, jax.Array, jax.Array]:
-        """The first-player draw (if due), then the round's 22 deals (if due), from the tickets
-        of ``_tickets`` (see the module docstring): deal ``i`` takes the colour whose cumulative
-        count in what is left passes ticket ``i``, as ``draw_chance`` does one event at a time.
-        Unrolled over the colours' counts as separate per-game numbers (a chain of integer
-        operations XLA fuses). The outcomes are written as one block. Nothing is drawn for
-        ``initial()``'s position (numpy arrays: the scoring picks come first)."""
+        """The first-player draw (if due), then the round's 22 deals (if due): deal ``i`` takes
+        the ``tickets[i]``-th card still in the deck, in colour order, as ``draw_chance`` draws
+        one event at a time (see the module docstring). The outcomes are written as one block.
+        Nothing is drawn for ``initial()``'s position (numpy arrays: the scoring picks come
+        first)."""
         if isinstance(position.phase, np.ndarray) and int(position.phase) == KEEP:
             return jax.tree_util.tree_map(jnp.asarray, position), history, length  # initial(): no chance yet
-        first_ticket, tickets = _tickets(keys.bits(key, (2 * WORDS_PER_GROUP,)))
         at_first = position.phase == FIRST
-        first_draw = first_ticket.astype(jnp.int32)
         fresh_deck = CARDS_PER_COLOUR - position.kept[0] - position.kept[1]
         at_deal = at_first | (position.phase == DEAL)
         deck = jnp.where(at_first, fresh_deck, position.deck).astype(jnp.int32)
+        # drawn for the rows that deal now only (one decision in twenty or so)
+        first_draw, deals = only_where(_deal, at_deal, key, deck)
         first = jnp.where(at_first, first_draw, position.first)
-        # deal i: colour = the colours whose cumulative count left is at most the ticket; each
-        # cumulative count from the drawn colour up loses one
-        start = [jnp.sum(deck[: k + 1]) for k in range(5)]
-        cumulative = list(start)
-        deals = []
-        for number, ticket in enumerate(tickets):
-            ticket = ticket.astype(jnp.int32)
-            above = [(c > ticket).astype(jnp.int32) for c in cumulative]  # colour <= k
-            deals.append(5 - sum(above))
-            cumulative = [c - b for c, b in zip(cumulative, above)]
-            if number % DEAL_EVERY == DEAL_EVERY - 1:
-                cumulative = list(materialize(jnp.stack(cumulative)))
-            if number == FIRST_HAND - 1:
-                after_first = cumulative
-        def counts(cumulative: list, total: jax.Array) -> jax.Array:
-            ends = jnp.stack(cumulative + [total])
-            return ends - jnp.concatenate([jnp.zeros(1, jnp.int32), ends[:5]])
-        total = jnp.sum(deck)
-        left = counts(cumulative, total - DEAL_TOTAL)
-        after_first = counts(after_first, total - FIRST_HAND)
-        first_hand = deck - after_first
-        second_hand = after_first - left
+        dealt = (deals[:, None] == jnp.arange(6)).astype(jnp.int32)  # [deal, colour]
+        first_hand = jnp.sum(dealt[:FIRST_HAND], axis=0)
+        second_hand = jnp.sum(dealt[FIRST_HAND:], axis=0)
+        left = deck - first_hand - second_hand
         by_seat = jnp.where((jnp.arange(2) == first)[:, None], first_hand[None, :], second_hand[None, :])
-        deals = jnp.where(at_deal, jnp.stack(deals), 0)
+        deals = jnp.where(at_deal, deals, 0)
         position = position._replace(
             first=first.astype(jnp.int32),
             round=jnp.where(at_first, 1, position.round).astype(jnp.int32),
@@ -511,12 +507,10 @@ class OutfoxedJax(JaxRules):
         other_hand = _seat_row(p.hands, other).astype(jnp.int32)
         kept = _seat_row(p.kept, seat).astype(jnp.int32)
         foxes = (p.foxes.astype(jnp.int32)[:, None] == jnp.arange(7)).astype(f32).reshape(-1)
-        table = p.table.reshape(2, 3, 6, 2)
-        mine, theirs = _seat_row(table, seat), _seat_row(table, other)  # [square, chip, up]
-        groups = jnp.concatenate([mine[..., ::-1], theirs[..., ::-1]], axis=-1).reshape(-1)  # own up, own down, ...
-        own_faces = _seat_row(p.down_face.reshape(2, 18), seat)
-        # the 108 counts once per row, then one lookup each (not the seat selects per entry)
-        counts = jnp.asarray(TWENTIETHS)[materialize(jnp.concatenate([groups, own_faces, p.up_face]).astype(jnp.int32))]
+        # the 108 counts: every card count once per row, then each seat's order as a constant
+        # gather (not reversed and concatenated slices, which XLA indexes entry by entry)
+        cards = materialize(jnp.concatenate([p.table, p.down_face, p.up_face]).astype(jnp.int32))
+        counts = jnp.asarray(TWENTIETHS)[jnp.where(seat == 0, cards[COUNT_SLOTS[0]], cards[COUNT_SLOTS[1]])]
 
         phase = p.phase
         mover = self._mover(p)
