@@ -23,9 +23,10 @@ def _expected(keys, offsets, needed):
     return np.where(needed[:, None], np.asarray(values), 0), np.where(needed, np.asarray(doubled), 0)
 
 
-@pytest.mark.parametrize("share", [0.0, 0.05, 0.5, 1.0])
+@pytest.mark.parametrize("share", [0.0, 0.05, 0.15, 0.5, 1.0])
 def test_batched_rows_get_fn_where_needed_and_zeros_elsewhere(share):
-    """Few rows needed (gathered), many (every row computed) or none: the same values."""
+    """None, few (B / 16 slots), more (B / 4) or many rows needed (every row computed): the
+    same values."""
     import jax
     import jax.numpy as jnp
 

@@ -4,10 +4,10 @@ Under ``vmap`` a per-row function has no branches: everything it computes is com
 row, then selected. A step that is rarely due (Outfoxed deals 22 cards once a round, about one
 decision in twenty) then costs every row every step. ``only_where(fn, needed, *args)`` gives
 ``fn(*args)`` where ``needed`` holds and zeros elsewhere; unbatched it is a ``lax.cond``, and
-under ``vmap`` its batching rule gathers the rows that need it (up to one in
-``ROWS_PER_SLOT``), applies ``fn`` to them and scatters the results back, or applies ``fn`` to
-every row when more need it. Either way every row gets the same values: the choice changes only
-the work.
+under ``vmap`` its batching rule gathers the rows that need it (into B / 16 slots, or B / 4
+when more need it: ``ROWS_PER_SLOT``), applies ``fn`` to them and scatters the results back,
+or applies ``fn`` to every row when even more need it. Either way every row gets the same
+values: the choice changes only the work.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import jax
 import jax.numpy as jnp
 from jax.custom_batching import custom_vmap
 
-ROWS_PER_SLOT = 8  # under vmap, fn runs on B / 8 gathered rows while no more need it
+ROWS_PER_SLOT = (16, 4)  # under vmap, fn runs on B / 16 gathered rows, or B / 4, while no more need it
 
 
 def _zeros_like_output(fn: Callable, *args: Any) -> Any:
@@ -38,21 +38,25 @@ def only_where(fn: Callable[..., Any], needed: jax.Array, *args: Any) -> Any:
                                           arg, flags)
                    for arg, flags in zip((needed, *args), in_batched)]
         needed, args = batched[0], batched[1:]
-        slots = max(1, axis_size // ROWS_PER_SLOT)
+        tiers = sorted({max(1, axis_size // rows) for rows in ROWS_PER_SLOT})
 
-        def gathered() -> Any:
-            rows = jnp.nonzero(needed, size=slots, fill_value=axis_size)[0]
-            picked = jax.tree_util.tree_map(lambda x: x[jnp.minimum(rows, axis_size - 1)], args)
-            results = jax.vmap(fn)(*picked)
-            return jax.tree_util.tree_map(
-                lambda r: jnp.zeros((axis_size, *r.shape[1:]), r.dtype).at[rows].set(r, mode="drop"), results)
+        def gathered(slots: int) -> Callable[[], Any]:
+            def run() -> Any:
+                rows = jnp.nonzero(needed, size=slots, fill_value=axis_size)[0]
+                picked = jax.tree_util.tree_map(lambda x: x[jnp.minimum(rows, axis_size - 1)], args)
+                results = jax.vmap(fn)(*picked)
+                return jax.tree_util.tree_map(
+                    lambda r: jnp.zeros((axis_size, *r.shape[1:]), r.dtype).at[rows].set(r, mode="drop"), results)
+            return run
 
         def every_row() -> Any:
             results = jax.vmap(fn)(*args)
             return jax.tree_util.tree_map(
                 lambda r: jnp.where(needed.reshape((axis_size,) + (1,) * (r.ndim - 1)), r, jnp.zeros_like(r)), results)
 
-        out = jax.lax.cond(jnp.sum(needed, dtype=jnp.int32) <= slots, gathered, every_row)
+        count = jnp.sum(needed, dtype=jnp.int32)
+        tier = sum((count > slots).astype(jnp.int32) for slots in tiers)  # the fewest slots that hold them
+        out = jax.lax.switch(tier, [gathered(slots) for slots in tiers] + [every_row])
         return out, jax.tree_util.tree_map(lambda _: True, out)
 
     return apply(needed, *args)

@@ -4,7 +4,10 @@ The position keeps counts instead of the core's list of table cards: ``table[own
 chip, up]`` (what the round end and the observation read), the true faces of the face-up cards
 by square and of each player's face-down cards by square, and each player's latest card (square,
 face, chip, face up: the only cards a call or a chip choice touches). The forbidden scoring
-multisets are two 32-bit words (``MULTISETS`` order).
+multisets are two 32-bit words (``MULTISETS`` order). The state holds the position as two
+arrays (``Packed``: the int32 fields and the int8 ones), which the rules read as a ``Position``:
+a step then writes, selects and materializes two arrays instead of 23, each a kernel of its own
+on a CPU.
 
 Chance: the first player (1/2 each), then the round's 22 deals. A deal draws a colour with
 probability proportional to what is left: the same as taking the ``t``-th card still in the deck
@@ -18,8 +21,9 @@ The outcomes go into the history in the core's order (first player, then the fir
 12 cards, then the second's 10), as one block written at the history's end (an in-place
 update).
 
-Every position ``resolve_chance`` returns is materialized: the observation and the mask read it
-per element, and XLA would otherwise redo the whole ``apply`` for each of their elements.
+Every position ``resolve_chance`` returns is materialized (its two arrays): the observation and
+the mask read it per element, and XLA would otherwise redo the whole ``apply`` for each of their
+elements.
 
 Exact floats: the observation's fractions (hand / 12, turn / 18, ...) are looked up in float32
 tables of the core's float64 quotients, since XLA turns a division by a constant into a product
@@ -35,7 +39,8 @@ order)::
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+import dataclasses
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -100,7 +105,8 @@ SIXTHS = _fractions(6, 6)  # scoring picks made
 EIGHTEENTHS = _fractions(TURNS_PER_ROUND, TURNS_PER_ROUND)  # turns completed
 # table cards of one square and group, the core's running sums of TABLE_SCALE (20 cards at most)
 TWENTIETHS = np.cumsum([0.0] + [TABLE_SCALE] * (TURNS_PER_ROUND + 2)).astype(np.float32)
-BIT = np.array([1 << k for k in range(32)], np.uint32)
+FORBIDDEN_WORD = np.arange(NUM_MULTISETS) // 32  # the forbidden word that holds multiset m
+FORBIDDEN_SHIFT = (np.arange(NUM_MULTISETS) % 32).astype(np.uint32)  # and its bit
 # table[owner, square, chip, up] flattened: the index of a card
 TABLE_SIZE = 2 * 3 * 6 * 2
 
@@ -185,6 +191,82 @@ def _count_slots() -> np.ndarray:
 COUNT_SLOTS = _count_slots()
 
 
+# ----- the position as two arrays -----------------------------------------------------------------
+# The state keeps the position as one int32 and one int8 array (``Packed``): a step then writes,
+# selects and materializes two arrays, not 23 (on a CPU each is a kernel of its own).
+_WIDE = ("phase", "picks", "round", "first", "dealt", "turn", "chip_player", "chip_owner", "pending", "stats",
+         "forbidden")  # int32 (forbidden: uint32 bits)
+_NARROW = ("kept", "foxes", "deck", "hands", "table", "up_face", "down_face", "last_square", "last_face", "last_chip",
+           "last_up", "finished")  # int8 (last_up, finished: bool)
+_SHAPES = {"kept": (2, 6), "forbidden": (2,), "foxes": (6,), "deck": (6,), "hands": (2, 6), "table": (TABLE_SIZE,),
+           "up_face": (18,), "down_face": (36,), "last_square": (2,), "last_face": (2,), "last_chip": (2,),
+           "last_up": (2,), "stats": (2, 4)}
+
+
+def _offsets(names: tuple[str, ...]) -> dict[str, tuple[int, int]]:
+    offsets, start = {}, 0
+    for name in names:
+        size = int(np.prod(_SHAPES.get(name, ())))
+        offsets[name] = (start, start + size)
+        start += size
+    return offsets
+
+
+_WIDE_AT, _NARROW_AT = _offsets(_WIDE), _offsets(_NARROW)
+# the observation's 108 table counts per seat, as places of the narrow array
+COUNT_PLACES = np.concatenate([np.arange(*_NARROW_AT[name]) for name in ("table", "down_face", "up_face")])[COUNT_SLOTS]
+
+
+@jax.tree_util.register_dataclass
+@dataclasses.dataclass(frozen=True)
+class Packed:
+    """A ``Position`` as two arrays (numpy for ``initial()``, else jax; any leading batch axes).
+    Its fields read as the ``Position``'s (``packed.hands``)."""
+
+    wide: Any  # int32 [..., 19]
+    narrow: Any  # int8 [..., 171]
+
+    def __getattr__(self, name: str) -> Any:
+        if name in _WIDE_AT or name in _NARROW_AT:
+            return _field(self, name)
+        raise AttributeError(name)
+
+
+def _field(packed: Packed, name: str) -> Any:
+    """One ``Position`` field of ``packed``, in its own dtype and shape."""
+    wide = name in _WIDE_AT
+    array = packed.wide if wide else packed.narrow
+    start, stop = (_WIDE_AT if wide else _NARROW_AT)[name]
+    xp = np if isinstance(array, np.ndarray) else jnp
+    value = array[..., start:stop].reshape(array.shape[:-1] + _SHAPES.get(name, ()))
+    if name == "forbidden":
+        return value.view(np.uint32) if xp is np else jax.lax.bitcast_convert_type(value, jnp.uint32)
+    if name in ("last_up", "finished"):
+        return value != 0
+    return value
+
+
+def _unpacked(position: Any) -> "Position":
+    """The ``Position`` of ``position`` (packed or not)."""
+    if isinstance(position, Position):
+        return position
+    return Position(**{name: _field(position, name) for name in Position._fields})
+
+
+def _packed(position: "Position") -> Packed:
+    """``position`` as two arrays (numpy if its fields are numpy)."""
+    xp = np if isinstance(position.phase, np.ndarray) else jnp
+
+    def part(name: str, dtype: Any) -> Any:
+        value = getattr(position, name)
+        if name == "forbidden":
+            value = value.view(np.int32) if xp is np else jax.lax.bitcast_convert_type(value, jnp.int32)
+        return xp.asarray(value).astype(dtype).reshape(-1)
+
+    return Packed(xp.concatenate([part(name, np.int32) for name in _WIDE]),
+                  xp.concatenate([part(name, np.int8) for name in _NARROW]))
+
+
 def _hot(size: int, index: jax.Array) -> jax.Array:
     """A one-hot int32 vector (all zero for an index outside ``0..size-1``)."""
     return (jnp.arange(size) == index).astype(jnp.int32)
@@ -229,11 +311,11 @@ class OutfoxedJax(JaxRules):
             rounds = min(self.max_rounds, (self.max_moves - KEEP_DECISIONS) // MIN_ROUND_DECISIONS + 1)
         return self.max_moves + (1 + DEAL_TOTAL * rounds if rounds else 0) + BLOCK
 
-    def initial(self) -> Position:
+    def initial(self) -> Packed:
         """The scoring picks to make, as numpy arrays: values known while tracing, so that
         ``resolve_chance`` draws nothing for ``Env.init`` (no chance before the picks)."""
         i8, i32 = np.int8, np.int32
-        return Position(
+        return _packed(Position(
             phase=np.asarray(KEEP, i32), picks=np.asarray(0, i32), kept=np.zeros((2, 6), i8),
             forbidden=np.zeros(2, np.uint32), foxes=np.zeros(6, i8), round=np.asarray(0, i32),
             first=np.asarray(-1, i32), deck=np.zeros(6, i8), dealt=np.asarray(0, i32), hands=np.zeros((2, 6), i8),
@@ -241,7 +323,7 @@ class OutfoxedJax(JaxRules):
             down_face=np.zeros(36, i8), last_square=np.zeros(2, i8), last_face=np.zeros(2, i8),
             last_chip=np.zeros(2, i8), last_up=np.zeros(2, bool), chip_player=np.asarray(-1, i32),
             chip_owner=np.asarray(-1, i32), pending=np.asarray(-1, i32), stats=np.zeros((2, 4), i32),
-            finished=np.asarray(False))
+            finished=np.asarray(False)))
 
     # ----- whose decision ---------------------------------------------------------------------
     @staticmethod
@@ -249,7 +331,8 @@ class OutfoxedJax(JaxRules):
         """The seat whose put-and-declare turn it is."""
         return jnp.where(position.turn % 2 == 0, position.first, 1 - position.first)
 
-    def player(self, position: Position) -> jax.Array:
+    def player(self, position: Packed | Position) -> jax.Array:
+        position = _unpacked(position)
         mover = self._mover(position)
         first = position.first
         return jax.lax.select_n(
@@ -262,10 +345,11 @@ class OutfoxedJax(JaxRules):
             jnp.int32(TERMINAL)).astype(jnp.int32)
 
     # ----- legal actions ----------------------------------------------------------------------
-    def legal_mask(self, position: Position) -> jax.Array:
+    def legal_mask(self, position: Packed | Position) -> jax.Array:
         """Keep: a colour some allowed multiset completes; put: any held colour on any square as
         any colour (the second player's 9th as its own colour); call or pass; any chip; show:
         any held colour on any square."""
+        position = _unpacked(position)
         phase = position.phase
         seat = jnp.clip(self.player(position), 0, 1)
         held = materialize(_seat_row(position.hands, seat) > 0)  # [6], once per row (read by 126 entries)
@@ -279,14 +363,16 @@ class OutfoxedJax(JaxRules):
         return jnp.concatenate([keep, put, jnp.broadcast_to(phase == CALLING, (2,)),
                                 jnp.broadcast_to(phase == CHIPPING, (6,)), show])
 
-    def chance_weights(self, position: Position) -> jax.Array:
+    def chance_weights(self, position: Packed | Position) -> jax.Array:
         """First player 1:1; a deal: the cards of each colour left in the deck."""
+        position = _unpacked(position)
         return jnp.where(position.phase == FIRST, jnp.asarray([1, 1, 0, 0, 0, 0], jnp.int32),
                          position.deck.astype(jnp.int32))
 
-    def returns(self, position: Position) -> jax.Array:
+    def returns(self, position: Packed | Position) -> jax.Array:
         """The higher score (kept cards times their foxes' positions) wins once a fox finished;
         equal scores, or the last round without a finish, are a draw."""
+        position = _unpacked(position)
         foxes = position.foxes.astype(jnp.int32)
         scores = jnp.sum(position.kept.astype(jnp.int32) * foxes, axis=1)
         decided = (position.phase == OVER) & position.finished & (scores[0] != scores[1])
@@ -294,10 +380,10 @@ class OutfoxedJax(JaxRules):
         return jnp.where(decided, jnp.where(jnp.arange(2) == winner, 1.0, -1.0), 0.0).astype(jnp.float32)
 
     # ----- applying actions -------------------------------------------------------------------
-    def apply(self, position: Position, action: jax.Array) -> Position:
+    def apply(self, position: Packed | Position, action: jax.Array) -> Packed:
         """The core's ``_apply_action``: every phase's update computed, the one of the position's
         phase kept (selects, no branches)."""
-        p = position
+        p = _unpacked(position)
         a = action.astype(jnp.int32)
         phase = p.phase
         is_keep, is_first, is_deal = phase == KEEP, phase == FIRST, phase == DEAL
@@ -424,7 +510,7 @@ class OutfoxedJax(JaxRules):
         round_now = jnp.where(is_first, 1, p.round + next_round)
         fresh_deck = CARDS_PER_COLOUR - kept[0] - kept[1]
         i8 = jnp.int8
-        return Position(
+        return _packed(Position(
             phase=phase_after, picks=picks.astype(jnp.int32), kept=kept.astype(i8), forbidden=forbidden,
             foxes=foxes.astype(i8), round=round_now.astype(jnp.int32), first=first_now.astype(jnp.int32),
             deck=jnp.where(starts, fresh_deck, deck).astype(i8),
@@ -440,7 +526,7 @@ class OutfoxedJax(JaxRules):
             last_up=jnp.where(starts, False, last_up),
             chip_player=chip_player.astype(jnp.int32), chip_owner=chip_owner.astype(jnp.int32),
             pending=jnp.where(starts, -1, pending).astype(jnp.int32), stats=stats,
-            finished=p.finished | (both & finished))
+            finished=p.finished | (both & finished)))
 
     @staticmethod
     def _move_foxes(table: jax.Array, foxes: jax.Array, active: jax.Array) -> tuple[jax.Array, jax.Array]:
@@ -459,15 +545,16 @@ class OutfoxedJax(JaxRules):
         return foxes, finished
 
     # ----- chance -------------------------------------------------------------------------------
-    def resolve_chance(self, position: Position, key: jax.Array, history: jax.Array,
-                       length: jax.Array) -> tuple[Position, jax.Array, jax.Array]:
+    def resolve_chance(self, position: Packed, key: jax.Array, history: jax.Array,
+                       length: jax.Array) -> tuple[Packed, jax.Array, jax.Array]:
         """The first-player draw (if due), then the round's 22 deals (if due): deal ``i`` takes
         the ``tickets[i]``-th card still in the deck, in colour order, as ``draw_chance`` draws
         one event at a time (see the module docstring). The outcomes are written as one block.
         Nothing is drawn for ``initial()``'s position (numpy arrays: the scoring picks come
         first)."""
-        if isinstance(position.phase, np.ndarray) and int(position.phase) == KEEP:
+        if isinstance(position.wide, np.ndarray) and int(position.phase) == KEEP:
             return jax.tree_util.tree_map(jnp.asarray, position), history, length  # initial(): no chance yet
+        position = _unpacked(position)
         at_first = position.phase == FIRST
         fresh_deck = CARDS_PER_COLOUR - position.kept[0] - position.kept[1]
         at_deal = at_first | (position.phase == DEAL)
@@ -491,15 +578,16 @@ class OutfoxedJax(JaxRules):
         block = jnp.where(at_first, jnp.concatenate([first_draw[None], deals]),
                           jnp.concatenate([deals, jnp.zeros(1, jnp.int32)]))
         history = jax.lax.dynamic_update_slice(history, block.astype(history.dtype), (length,))
-        position = jax.tree_util.tree_map(materialize, position)
-        return position, history, length + at_first + DEAL_TOTAL * at_deal
+        packed = _packed(position)
+        packed = Packed(materialize(packed.wide), materialize(packed.narrow))
+        return packed, history, length + at_first + DEAL_TOTAL * at_deal
 
     # ----- observation --------------------------------------------------------------------------
-    def observe(self, position: Position, player: jax.Array) -> jax.Array:
+    def observe(self, position: Packed | Position, player: jax.Array) -> jax.Array:
         """The core's ``observation_tensor(player)``: the player's hand and kept cards, the table
         by effective colour (own and opponent's, face up and down), true faces of face-up and of
         the player's own face-down cards, and public facts; nothing the player cannot know."""
-        p = position
+        p = _unpacked(position)
         f32 = jnp.float32
         seat = jnp.clip(player, 0, 1).astype(jnp.int32)
         other = 1 - seat
@@ -507,10 +595,11 @@ class OutfoxedJax(JaxRules):
         other_hand = _seat_row(p.hands, other).astype(jnp.int32)
         kept = _seat_row(p.kept, seat).astype(jnp.int32)
         foxes = (p.foxes.astype(jnp.int32)[:, None] == jnp.arange(7)).astype(f32).reshape(-1)
-        # the 108 counts: every card count once per row, then each seat's order as a constant
-        # gather (not reversed and concatenated slices, which XLA indexes entry by entry)
-        cards = materialize(jnp.concatenate([p.table, p.down_face, p.up_face]).astype(jnp.int32))
-        counts = jnp.asarray(TWENTIETHS)[jnp.where(seat == 0, cards[COUNT_SLOTS[0]], cards[COUNT_SLOTS[1]])]
+        # the 108 counts: each seat's order as a constant gather from the position's narrow array
+        # (not reversed and concatenated slices, which XLA indexes entry by entry)
+        narrow = (position if isinstance(position, Packed) else _packed(p)).narrow
+        counts = jnp.asarray(TWENTIETHS)[jnp.where(seat == 0, narrow[COUNT_PLACES[0]],
+                                                   narrow[COUNT_PLACES[1]]).astype(jnp.int32)]
 
         phase = p.phase
         mover = self._mover(p)
@@ -530,8 +619,9 @@ class OutfoxedJax(JaxRules):
         chip_part = jnp.concatenate([_hot(3, chip_square), _hot(2, jnp.where(owner == seat, 0, 1)),
                                      _hot(6, _seat_row(p.last_face, owner).astype(jnp.int32))]) * chipping
         sizes = jnp.asarray(TWELFTHS)[jnp.stack([jnp.sum(hand), jnp.sum(other_hand)])]
-        bits = (p.forbidden[:, None] & jnp.asarray(BIT)[None, :]) != 0
-        forbidden = bits.reshape(-1)[:NUM_MULTISETS].astype(f32)
+        # multiset m is bit m % 32 of word m // 32 (constant per entry: no reshape of the words' bits)
+        words = jnp.where(jnp.asarray(FORBIDDEN_WORD) == 0, p.forbidden[0], p.forbidden[1])
+        forbidden = (jnp.right_shift(words, jnp.asarray(FORBIDDEN_SHIFT)) & 1).astype(f32)
         pending = _hot(18, p.pending) * (seat == p.first)
         stats = jnp.concatenate([_seat_row(p.stats, seat), _seat_row(p.stats, other)]).astype(f32)
         scalars = jnp.stack([
