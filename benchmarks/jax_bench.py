@@ -16,7 +16,9 @@ state, observation included, is produced by every step. With ``--scan T`` each c
 batch steps in a ``lax.scan``, as a training rollout does: XLA then reuses the state's buffers
 from step to step, where one call per step allocates them anew (on a CPU, large new arrays can
 cost page faults, more or fewer from one process to the next). Steps/s counts row steps (player
-decisions), ``B`` per call, after a warm-up that compiles. Each configuration is measured
+decisions), ``B`` per call, after a warm-up that compiles and plays for ``--warmup`` seconds
+(default 1), so that the games are at every stage, as in a long run, not all in their opening
+at once. Each configuration is measured
 ``--rounds`` times, alternating, and the best round is kept; the rate per CPU-second (process
 CPU time, all threads) is printed beside the wall rate.
 
@@ -67,8 +69,10 @@ def random_play_step(env: Any, auto_reset: Callable, num_envs: int, scan: int = 
     return steps
 
 
-def measure_jax(env: Any, auto_reset: Callable, num_envs: int, seconds: float, scan: int = 0) -> tuple[float, float]:
-    """(row steps per wall second, per CPU second) of random legal play on ``env``."""
+def measure_jax(env: Any, auto_reset: Callable, num_envs: int, seconds: float, scan: int = 0,
+                warmup: float = 0.0) -> tuple[float, float]:
+    """(row steps per wall second, per CPU second) of random legal play on ``env``, timed after
+    three calls (they compile) and ``warmup`` seconds of play."""
     step_all = random_play_step(env, auto_reset, num_envs, scan)
     steps_per_call = max(scan, 1)
     key = jax.random.PRNGKey(0)
@@ -76,6 +80,10 @@ def measure_jax(env: Any, auto_reset: Callable, num_envs: int, seconds: float, s
     for _ in range(3):
         state, key = step_all(state, key)
     jax.block_until_ready(state)
+    warm_until = time.perf_counter() + warmup
+    while time.perf_counter() < warm_until:
+        state, key = step_all(state, key)
+        jax.block_until_ready(state.observation)
     calls = 0
     start, cpu_start = time.perf_counter(), time.process_time()
     deadline = start + seconds
@@ -122,6 +130,9 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--sizes", nargs="*", type=int, default=list(SIZES))
     parser.add_argument("--seconds", type=float, default=1.0, help="seconds per measurement")
     parser.add_argument("--rounds", type=int, default=2, help="alternating rounds; the best is kept")
+    parser.add_argument("--warmup", type=float, default=1.0,
+                        help="seconds of play before each measurement (default 1), so that the games are at "
+                             "every stage, as in a long run, not all in their opening")
     parser.add_argument("--device", default="cpu", help="jax platform to run on: cpu (default), gpu or tpu")
     parser.add_argument("--pgx-games", nargs="*", default=list(PGX_GAMES), choices=PGX_GAMES,
                         help="the Pgx anchors to run (default: all three)")
@@ -144,7 +155,7 @@ def main(argv: list[str] | None = None) -> dict:
     for env_id in args.games:
         env = fox_envs.jax.make(env_id)
         entries.append((env_id, "fox_envs.jax", lambda b, env=env: measure_jax(env, fox_envs.jax.auto_reset, b,
-                                                                               args.seconds, args.scan)))
+                                                                               args.seconds, args.scan, args.warmup)))
     if not args.no_pgx:
         for name in args.pgx_games:
             made = pgx_env(name)
@@ -152,7 +163,7 @@ def main(argv: list[str] | None = None) -> dict:
                 print("pgx is not installed: no Pgx anchors")
                 break
             entries.append((f"pgx {name}", "pgx", lambda b, made=made: measure_jax(*made, b, args.seconds,
-                                                                                            args.scan)))
+                                                                                            args.scan, args.warmup)))
     if not args.no_numba:
         for env_id in args.games:
             entries.append((env_id, "numba (CPU, 1 thread)", lambda b, env_id=env_id: measure_numba(env_id, b,

@@ -24,7 +24,8 @@ def test_jax_bench_measures_every_configuration(scan, tmp_path):
     bench = load_bench()
     out = tmp_path / "jax.json"
     results = bench.main(["--games", "xceter_o_v0", "outfoxed_v0", "--sizes", "1", "8", "--seconds", "0.05",
-                          "--rounds", "1", "--no-pgx", "--no-numba", "--scan", str(scan), "--json", str(out)])
+                          "--rounds", "1", "--warmup", "0.05", "--no-pgx", "--no-numba", "--scan", str(scan),
+                          "--json", str(out)])
     assert set(results) == {"xceter_o_v0 | fox_envs.jax", "outfoxed_v0 | fox_envs.jax"}
     for by_size in results.values():
         assert set(by_size) == {1, 8}
