@@ -31,3 +31,26 @@ def test_jax_bench_measures_every_configuration(scan, tmp_path):
         assert set(by_size) == {1, 8}
         assert all(wall > 0 and cpu > 0 for wall, cpu in by_size.values())
     assert out.exists()
+
+
+@pytest.mark.integration
+def test_jax_floor_times_the_env_and_both_floors():
+    """``benchmarks/jax_floor.py``: the env, the floor with and without the picker (and Pgx's env
+    where pgx is installed), each a positive time; the floor's step rewrites the mask and the
+    observation as documented."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    spec = importlib.util.spec_from_file_location("jax_floor", BENCH.parent / "jax_floor.py")
+    floor = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(floor)
+    results = floor.main(["--game", "xceter_o_v0", "--sizes", "8", "--seconds", "0.05", "--rounds", "2"])
+    assert {"xceter_o_v0 (the env)", "floor: mask + observation + picker", "floor: mask + observation"} <= set(results)
+    assert all(by_size[8] > 0 for by_size in results.values())
+    env = floor.FloorEnv(5, (2, 3))
+    state = env.init(jax.random.PRNGKey(0))
+    after = env.step(state, jnp.int32(3))
+    np.testing.assert_array_equal(np.asarray(after.legal_action_mask),
+                                  ~np.asarray(state.legal_action_mask) | (np.arange(5) == 0))
+    np.testing.assert_array_equal(np.asarray(after.observation), np.full((2, 3), 3.0, np.float32))
