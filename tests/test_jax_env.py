@@ -151,6 +151,37 @@ def test_the_bridge_round_trips_a_core_state(env_id):
 
 
 @integration
+@pytest.mark.parametrize("env_id", JAX_IDS)
+def test_a_state_survives_pickle_and_deepcopy_and_plays_on_the_same(env_id):
+    """A batch of states mid-game (each game's position as its rules keep it), pickled and deep
+    copied: equal arrays, and the next step from the copy equals the next step from the original."""
+    import copy
+    import pickle
+
+    import jax
+
+    import fox_envs.jax
+
+    env = fox_envs.jax.make(env_id)
+    step = jax.jit(jax.vmap(fox_envs.jax.auto_reset(env.step, env.init)))
+    pick = jax.jit(jax.vmap(fox_envs.jax.random_legal_action))
+    rows = 8
+    state = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.PRNGKey(3), rows))
+    for t in range(12):
+        keys = jax.random.split(jax.random.PRNGKey(t), rows)
+        state = step(state, pick(keys, state.legal_action_mask), keys)
+    keys = jax.random.split(jax.random.PRNGKey(99), rows)
+    actions = pick(keys, state.legal_action_mask)
+    expected = jax.tree_util.tree_leaves(step(state, actions, keys))
+    for copied in (pickle.loads(pickle.dumps(state)), copy.deepcopy(state)):
+        assert jax.tree_util.tree_structure(copied) == jax.tree_util.tree_structure(state)
+        for a, b in zip(jax.tree_util.tree_leaves(copied), jax.tree_util.tree_leaves(state)):
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+        for a, b in zip(jax.tree_util.tree_leaves(step(copied, actions, keys)), expected):
+            np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+
+
+@integration
 def test_bridge_and_make_refuse_bad_input():
     import jax
 

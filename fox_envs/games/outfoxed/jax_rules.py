@@ -204,6 +204,7 @@ _SHAPES = {"kept": (2, 6), "forbidden": (2,), "foxes": (6,), "deck": (6,), "hand
 
 
 def _offsets(names: tuple[str, ...]) -> dict[str, tuple[int, int]]:
+    """Each field's start and end in the array of ``names``, in that order."""
     offsets, start = {}, 0
     for name in names:
         size = int(np.prod(_SHAPES.get(name, ())))
