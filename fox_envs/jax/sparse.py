@@ -21,6 +21,7 @@ ROWS_PER_SLOT = (16, 4)  # under vmap, fn runs on B / 16 gathered rows, or B / 4
 
 
 def _zeros_like_output(fn: Callable, *args: Any) -> Any:
+    """Zeros of the shapes and dtypes ``fn(*args)`` gives (nothing computed)."""
     return jax.tree_util.tree_map(lambda s: jnp.zeros(s.shape, s.dtype), jax.eval_shape(fn, *args))
 
 
@@ -34,6 +35,8 @@ def only_where(fn: Callable[..., Any], needed: jax.Array, *args: Any) -> Any:
 
     @apply.def_vmap
     def apply_to_rows(axis_size: int, in_batched: list, needed: jax.Array, *args: Any) -> tuple[Any, Any]:
+        """The batching rule: ``fn`` on the needed rows gathered into the fewest slots that hold
+        them (``ROWS_PER_SLOT``), or on every row when none do; zeros in the other rows."""
         batched = [jax.tree_util.tree_map(lambda x, b: x if b else jnp.broadcast_to(x, (axis_size, *jnp.shape(x))),
                                           arg, flags)
                    for arg, flags in zip((needed, *args), in_batched)]
