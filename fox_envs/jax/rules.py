@@ -108,9 +108,9 @@ SELECT_WRITE_LIMIT = 512  # entries: up to this a select writes faster than a sc
 
 def write_at(array: jax.Array, index: jax.Array, value: jax.Array) -> jax.Array:
     """``array`` with ``array[index] = value`` (1-D). Under ``vmap`` on a CPU a select over a
-    short array is several times faster than a scatter; over a long one (Outfoxed's history:
-    1,880 entries) the select, which reads and writes every entry, costs more than a copy and a
-    scatter of one entry."""
+    short array is several times faster than a scatter; over a long one (thousands of entries)
+    the select, which reads and writes every entry, costs more than a copy and a scatter of one
+    entry."""
     value = jnp.asarray(value).astype(array.dtype)
     if array.shape[0] > SELECT_WRITE_LIMIT:
         return jax.lax.dynamic_update_slice(array, value[None], (index,))

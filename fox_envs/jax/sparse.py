@@ -1,8 +1,8 @@
 """``only_where``: work that few rows of a batch need, done for those rows only.
 
 Under ``vmap`` a per-row function has no branches: everything it computes is computed for every
-row, then selected. A step that is rarely due (Outfoxed deals 22 cards once a round, about one
-decision in twenty) then costs every row every step. ``only_where(fn, needed, *args)`` gives
+row, then selected. A step that is rarely due (a deal once a round, say) then costs every row
+every step. ``only_where(fn, needed, *args)`` gives
 ``fn(*args)`` where ``needed`` holds and zeros elsewhere; unbatched it is a ``lax.cond``, and
 under ``vmap`` its batching rule gathers the rows that need it (into B / 16 slots, or B / 4
 when more need it: ``ROWS_PER_SLOT``), applies ``fn`` to them and scatters the results back,

@@ -178,19 +178,6 @@ def _deal(key: jax.Array, deck: jax.Array) -> tuple[jax.Array, jax.Array]:
     return (words[-1] & 1).astype(jnp.int32), deals
 
 
-def _count_slots() -> np.ndarray:
-    """int32 ``[seat, 108]``: where each count of the observation's table part sits in
-    ``concatenate([table, down_face, up_face])``: per square and chip the seat's cards face up,
-    face down, then the opponent's; the seat's face-down cards by true face; the face-up ones."""
-    cards = np.arange(TABLE_SIZE + 36 + 18)
-    table, down_face, up_face = cards[:TABLE_SIZE].reshape(2, 3, 6, 2), cards[TABLE_SIZE:TABLE_SIZE + 36], cards[-18:]
-    return np.stack([np.concatenate([np.concatenate([table[s, ..., ::-1], table[1 - s, ..., ::-1]], axis=-1).ravel(),
-                                     down_face.reshape(2, 18)[s], up_face]) for s in (0, 1)]).astype(np.int32)
-
-
-COUNT_SLOTS = _count_slots()
-
-
 # ----- the position as two arrays -----------------------------------------------------------------
 # The state keeps the position as one int32 and one int8 array (``Packed``): a step then writes,
 # selects and materializes two arrays, not 23 (on a CPU each is a kernel of its own).
@@ -214,8 +201,20 @@ def _offsets(names: tuple[str, ...]) -> dict[str, tuple[int, int]]:
 
 
 _WIDE_AT, _NARROW_AT = _offsets(_WIDE), _offsets(_NARROW)
-# the observation's 108 table counts per seat, as places of the narrow array
-COUNT_PLACES = np.concatenate([np.arange(*_NARROW_AT[name]) for name in ("table", "down_face", "up_face")])[COUNT_SLOTS]
+
+
+def _count_places() -> np.ndarray:
+    """int32 ``[seat, 108]``: where each count of the observation's table part sits in the narrow
+    array: per square and chip the seat's cards face up, face down, then the opponent's; the
+    seat's face-down cards by true face; the face-up ones."""
+    table = np.arange(*_NARROW_AT["table"]).reshape(2, 3, 6, 2)
+    down_face = np.arange(*_NARROW_AT["down_face"]).reshape(2, 18)
+    up_face = np.arange(*_NARROW_AT["up_face"])
+    return np.stack([np.concatenate([np.concatenate([table[s, ..., ::-1], table[1 - s, ..., ::-1]], axis=-1).ravel(),
+                                     down_face[s], up_face]) for s in (0, 1)]).astype(np.int32)
+
+
+COUNT_PLACES = _count_places()
 
 
 @jax.tree_util.register_dataclass
@@ -568,7 +567,6 @@ class OutfoxedJax(JaxRules):
         second_hand = jnp.sum(dealt[FIRST_HAND:], axis=0)
         left = deck - first_hand - second_hand
         by_seat = jnp.where((jnp.arange(2) == first)[:, None], first_hand[None, :], second_hand[None, :])
-        deals = jnp.where(at_deal, deals, 0)
         position = position._replace(
             first=first.astype(jnp.int32),
             round=jnp.where(at_first, 1, position.round).astype(jnp.int32),
