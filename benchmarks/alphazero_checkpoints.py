@@ -22,23 +22,17 @@ import argparse
 import time
 from typing import Any, Sequence
 
-import numpy as np
-
-
-def load_arrays(path: str) -> dict[str, np.ndarray]:
-    with np.load(path, allow_pickle=False) as data:
-        return {name: data[name] for name in data.files if data[name].dtype.kind == "f"}
 
 
 def measure(env_id: str, paths: Sequence[str], opponents: Sequence[str], games: int, seed: int, workers: int,
             simulations: int | None) -> list[dict[str, Any]]:
     """One row per network: its win rate against each opponent (the agent's search)."""
     from examples._common import versus
-    from fox_envs.agents.alphazero import AlphaZeroAgent
+    from fox_envs.agents.alphazero import AlphaZeroAgent, network_arrays
 
     rows = []
     for path in paths:
-        agent = AlphaZeroAgent(env_id, seed=seed, simulations=simulations, arrays=load_arrays(path))
+        agent = AlphaZeroAgent(env_id, seed=seed, simulations=simulations, arrays=network_arrays(path))
         start = time.perf_counter()
         row: dict[str, Any] = {"network": path}
         for k, opponent in enumerate(opponents):

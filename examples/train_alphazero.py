@@ -53,7 +53,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from examples.train_jax_ppo import MASKED, Clock, device_line, done
-from fox_envs.agents.alphazero import FACTORED_HEADS, policy_logits
+from fox_envs.agents.alphazero import FACTORED_HEADS, network_arrays, policy_logits
 
 GAMES = ("xceter_o_v0", "outfox_v0", "outwit_v0")
 Params = dict[str, jax.Array]
@@ -342,11 +342,6 @@ def save_weights(params: Params, path: Path, meta: dict[str, Any]) -> Path:
     return path
 
 
-def load_weights(path: str) -> dict[str, np.ndarray]:
-    with np.load(path, allow_pickle=False) as data:
-        return {name: data[name] for name in data.files if data[name].dtype.kind == "f"}
-
-
 def measure(env_id: str, params_of_game: dict[str, Any], arrays: dict[str, np.ndarray], opponents: Sequence[str],
             games: int, seed: int, eval_simulations: int) -> dict[str, Any]:
     """Win rates of the numpy agent (as shipped) against ``opponents``; X-Ceter-O: the share of
@@ -493,7 +488,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     key = jax.random.PRNGKey(args.seed)
     key, init_key, env_key, opening_key = jax.random.split(key, 4)
     if args.init:
-        params = {k: jnp.asarray(v) for k, v in load_weights(args.init).items()}
+        params = {k: jnp.asarray(v) for k, v in network_arrays(args.init).items()}
     else:
         params = init_params(init_key, n_obs, env.num_actions, config.hidden, config.layers,
                              FACTORED_SQUARES.get(args.env, 0))

@@ -75,11 +75,17 @@ def weights_file(env_id: str, params: Mapping[str, Any]) -> str:
     return files[key]
 
 
+def network_arrays(source: Any) -> dict[str, np.ndarray]:
+    """The float arrays of a network file (``.npz``: a path or a binary file), read without
+    pickles."""
+    with np.load(source, allow_pickle=False) as data:
+        return {name: data[name] for name in data.files if data[name].dtype.kind == "f"}
+
+
 def packaged_arrays(env_id: str, params: Mapping[str, Any]) -> dict[str, np.ndarray]:
     """The float arrays of the packaged network of ``env_id`` with ``params``."""
-    with (resources.files(WEIGHTS_PACKAGE) / weights_file(env_id, params)).open("rb") as handle, \
-            np.load(handle, allow_pickle=False) as data:
-        return {name: data[name] for name in data.files}
+    with (resources.files(WEIGHTS_PACKAGE) / weights_file(env_id, params)).open("rb") as handle:
+        return network_arrays(handle)
 
 
 class PolicyValueNet:
